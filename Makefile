@@ -1,0 +1,66 @@
+# sortlab front door. `make` builds, `make test` runs every test (GPU tests report "skipped" on a
+# machine without a GPU), `make bench` runs the benchmarks, `make table` builds the results page,
+# `make docs` builds the Doxygen reading guide, `make deps` installs what is missing (as root).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CUDA_ARCH ?= 90
+CTEST_ARGS ?=
+BENCH_ARGS ?=
+OUT ?= $(BUILD)/device-logs
+CMAKE_FLAGS ?=
+
+GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+DEB_PACKAGES := cmake libgtest-dev libbenchmark-dev doxygen python3
+
+.PHONY: all configure build test test-cpu test-gpu bench table docs deps device-check format clean
+
+all: build
+
+# Installs the Debian packages the build needs when one is missing (needs root; no-op otherwise).
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps: all present"; \
+	elif [ "$$(id -u)" = 0 ]; then echo "deps: installing$$missing"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || exit 1; \
+	else echo "deps: missing$$missing; run 'sudo make deps' or install them"; exit 1; fi
+
+$(BUILD)/CMakeCache.txt:
+	@$(MAKE) --no-print-directory deps
+	cmake -S . -B $(BUILD) $(GENERATOR) -DSORTLAB_CUDA_ARCHITECTURES=$(CUDA_ARCH) $(CMAKE_FLAGS)
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The README's test command. Without a GPU the GPU tests are reported as skipped.
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+test-cpu: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L cpu $(CTEST_ARGS)
+
+test-gpu: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L gpu $(CTEST_ARGS)
+
+bench: build
+	@for b in $(BUILD)/bench/bench_stage*; do echo "== $$b"; $$b $(BENCH_ARGS) || exit 1; done
+
+# The main job: every stage and baseline on one fixed set of inputs -> docs/results/<gpu>.md,
+# the raw JSON and a plot. Stops at once without a GPU.
+table:
+	@bash bench/make_table.sh $(BUILD)
+
+docs:
+	@command -v doxygen >/dev/null || { echo "doxygen missing: run 'sudo make deps'"; exit 1; }
+	doxygen docs/Doxyfile
+
+# On a GPU machine: build, GPU suite, compute-sanitizer, benchmarks; logs in $(OUT).
+device-check:
+	@bash .ci/device_check.sh $(BUILD) $(OUT)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.cu' '*.cuh' '*.hpp')
+
+clean:
+	rm -rf $(BUILD) docs/html

@@ -1,0 +1,31 @@
+/// \file
+/// \brief Benchmark entry for stage 00 (CUB DeviceRadixSort).
+#include "bench/ladder.hpp"
+#include "chapters/00_cub/cub_sort.hpp"
+
+namespace sortlab::bench {
+namespace {
+struct Stage00Bench {
+  static constexpr const char* kName = "stage00";
+  static constexpr const char* kSummary = stage00::kSummary;
+  static constexpr int kMaxLog2Size = 30;
+  template <typename Key>
+  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
+                        cudaStream_t stream) {
+    stage00::sort_keys(temp, bytes, in, out, n, {}, stream);
+  }
+  template <typename Key>
+  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
+                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
+                         cudaStream_t stream) {
+    stage00::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, {}, stream);
+  }
+  static double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes) {
+    return stage00::bytes_moved(n, key_bytes, value_bytes, static_cast<int>(8 * key_bytes));
+  }
+};
+}  // namespace
+
+void register_stage00(const BenchConfig& config) { register_stage<Stage00Bench>(config); }
+
+}  // namespace sortlab::bench

@@ -1,0 +1,160 @@
+/// \file
+/// \brief Stage 01 host launcher: one pass per bit, ping-ponging between keys_out and a scratch
+/// copy so that the last pass lands in keys_out.
+#include "chapters/01_scan_sort/scan_sort.hpp"
+#include "chapters/01_scan_sort/scan_sort_kernels.cuh"
+#include "common/device_buffer.hpp"
+#include "common/device_scan.hpp"
+#include "common/errors.hpp"
+#include "common/scratch_layout.hpp"
+
+namespace sortlab::stage01 {
+namespace {
+
+/// The scratch one sort needs, in one allocation.
+struct Scratch {
+  std::size_t alternate_keys, alternate_values, bits, ones_before, scan_temp;
+  ScratchLayout layout;
+};
+
+template <typename Key>
+Scratch plan_scratch(std::size_t n, bool with_values) {
+  Scratch scratch{};
+  scratch.alternate_keys = scratch.layout.add<Key>(n);
+  scratch.alternate_values = scratch.layout.add<std::uint32_t>(with_values ? n : 0);
+  scratch.bits = scratch.layout.add<std::uint32_t>(n);
+  scratch.ones_before = scratch.layout.add<std::uint32_t>(n);
+  scratch.scan_temp = scratch.layout.add<unsigned char>(device_exclusive_sum_temp_bytes(n));
+  return scratch;
+}
+
+unsigned blocks_for(std::size_t n) {
+  return static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock);
+}
+
+/// One pass: bits, scan, scatter. \p destinations is null except when tracing.
+template <typename Key>
+void run_pass(const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
+              std::uint32_t* values_out, std::uint32_t* bits, std::uint32_t* ones_before,
+              void* scan_temp, std::size_t scan_temp_bytes, std::size_t n, int bit,
+              bool descending, std::uint32_t* destinations, cudaStream_t stream) {
+  extract_bit_kernel<Key><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(keys_in, bits, n, bit,
+                                                                          descending);
+  SORTLAB_CHECK_LAUNCH();
+  device_exclusive_sum(scan_temp, scan_temp_bytes, bits, ones_before, n, stream);
+  if (values_in != nullptr) {
+    scatter_by_bit_kernel<Key, true><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
+        keys_in, keys_out, values_in, values_out, bits, ones_before, n, destinations);
+  } else {
+    scatter_by_bit_kernel<Key, false><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
+        keys_in, keys_out, nullptr, nullptr, bits, ones_before, n, destinations);
+  }
+  SORTLAB_CHECK_LAUNCH();
+}
+
+template <typename Key>
+void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
+          const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
+          const SortOptions& options, cudaStream_t stream) {
+  validate_sort_arguments<Key>(n, options, keys_in, keys_out, values_in, values_out);
+  const bool with_values = values_in != nullptr;
+  const Scratch scratch = plan_scratch<Key>(n, with_values);
+  if (temp_storage == nullptr) {
+    temp_storage_bytes = scratch.layout.total_bytes();
+    return;
+  }
+  validate_temp_storage(temp_storage, temp_storage_bytes, scratch.layout.total_bytes());
+  if (n == 0) return;
+
+  const SortOptions resolved = resolve<Key>(options);
+  const int passes = resolved.end_bit - resolved.begin_bit;
+  if (passes == 0 || n == 1) {  // nothing to reorder: the output is the input
+    SORTLAB_CUDA_CHECK(cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key),
+                                       cudaMemcpyDeviceToDevice, stream));
+    if (with_values)
+      SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out, values_in, n * sizeof(std::uint32_t),
+                                         cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+  const auto& layout = scratch.layout;
+  Key* alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
+  std::uint32_t* alternate_values = layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
+  std::uint32_t* bits = layout.get<std::uint32_t>(temp_storage, scratch.bits);
+  std::uint32_t* ones_before = layout.get<std::uint32_t>(temp_storage, scratch.ones_before);
+  void* scan_temp = layout.get<unsigned char>(temp_storage, scratch.scan_temp);
+  const std::size_t scan_temp_bytes = device_exclusive_sum_temp_bytes(n);
+
+  const Key* source_keys = keys_in;
+  const std::uint32_t* source_values = values_in;
+  for (int pass = 0; pass < passes; ++pass) {
+    // Pick the target so that the last pass writes keys_out: passes-1-pass even -> keys_out.
+    const bool to_output = (passes - 1 - pass) % 2 == 0;
+    Key* target_keys = to_output ? keys_out : alternate_keys;
+    std::uint32_t* target_values = to_output ? values_out : alternate_values;
+    run_pass(source_keys, target_keys, source_values, with_values ? target_values : nullptr, bits,
+             ones_before, scan_temp, scan_temp_bytes, n, resolved.begin_bit + pass,
+             resolved.descending, nullptr, stream);
+    source_keys = target_keys;
+    source_values = target_values;
+  }
+}
+
+}  // namespace
+
+template <typename Key>
+void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+               Key* keys_out, std::size_t n, const SortOptions& options, cudaStream_t stream) {
+  sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr, n, options,
+            stream);
+}
+
+template <typename Key>
+void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                Key* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
+                std::size_t n, const SortOptions& options, cudaStream_t stream) {
+  require(n == 0 || (values_in != nullptr && values_out != nullptr),
+          "sort_pairs: value pointers must not be null");
+  sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, n, options,
+            stream);
+}
+
+template <typename Key>
+PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending) {
+  require(bit >= 0 && bit < KeyTraits<Key>::kNumBits, "trace_pass: bit out of range");
+  const std::size_t n = keys.size();
+  PassTrace<Key> trace;
+  if (n == 0) return trace;
+  DeviceBuffer<Key> keys_in(keys), keys_out(n);
+  DeviceBuffer<std::uint32_t> bits(n), ones_before(n), destinations(n);
+  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(n));
+  run_pass<Key>(keys_in.data(), keys_out.data(), nullptr, nullptr, bits.data(), ones_before.data(),
+                scan_temp.data(), scan_temp.bytes(), n, bit, descending, destinations.data(),
+                nullptr);
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  trace.bits = bits.download();
+  trace.ones_before = ones_before.download();
+  trace.destinations = destinations.download();
+  trace.keys_out = keys_out.download();
+  return trace;
+}
+
+double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits) {
+  const double per_key_per_pass = (key_bytes + 4.0)                      // bits kernel
+                                  + 8.0                                  // scan
+                                  + (2.0 * key_bytes + 2.0 * value_bytes + 8.0);  // scatter
+  return static_cast<double>(n) * num_bits * per_key_per_pass;
+}
+
+// One instantiation per supported key type, here and only here (tests and tools link them).
+#define SORTLAB_STAGE01_INSTANTIATE(Key)                                                        \
+  template void sort_keys<Key>(void*, std::size_t&, const Key*, Key*, std::size_t,              \
+                               const SortOptions&, cudaStream_t);                               \
+  template void sort_pairs<Key>(void*, std::size_t&, const Key*, Key*, const std::uint32_t*,    \
+                                std::uint32_t*, std::size_t, const SortOptions&, cudaStream_t); \
+  template PassTrace<Key> trace_pass<Key>(const std::vector<Key>&, int, bool);
+SORTLAB_STAGE01_INSTANTIATE(std::uint32_t)
+SORTLAB_STAGE01_INSTANTIATE(std::int32_t)
+SORTLAB_STAGE01_INSTANTIATE(float)
+#undef SORTLAB_STAGE01_INSTANTIATE
+
+}  // namespace sortlab::stage01

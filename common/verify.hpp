@@ -1,0 +1,112 @@
+/// \file
+/// \brief Verifiers: is the output sorted, a permutation of the input and (for pairs) stable?
+/// Each failure names the first wrong index, so a broken sort points at its own bug.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/key_traits.hpp"
+#include "common/reference.hpp"
+#include "common/sort_options.hpp"
+
+namespace sortlab {
+
+/// Outcome of a verification; converts to true when the output is right.
+struct VerifyResult {
+  bool ok = true;                 ///< true when every check passed
+  std::size_t first_bad_index = 0;  ///< first output index that is wrong (when !ok)
+  std::string message;            ///< what is wrong, in words (when !ok)
+  /// True when the output is right.
+  explicit operator bool() const noexcept { return ok; }
+};
+
+namespace detail {
+template <typename Key>
+std::string hex_bits(Key key) {
+  std::ostringstream out;
+  out << "0x" << std::hex << static_cast<std::uint64_t>(KeyTraits<Key>::raw_bits(key));
+  return out.str();
+}
+
+inline VerifyResult failure(std::size_t index, const std::string& message) {
+  return VerifyResult{false, index, message};
+}
+
+/// First output position holding a key the input does not have that many times.
+template <typename Key>
+VerifyResult first_non_permutation(const std::vector<Key>& input, const std::vector<Key>& output) {
+  std::unordered_map<std::uint64_t, std::int64_t> remaining;
+  for (const Key& key : input) ++remaining[KeyTraits<Key>::raw_bits(key)];
+  for (std::size_t i = 0; i < output.size(); ++i) {
+    auto& count = remaining[KeyTraits<Key>::raw_bits(output[i])];
+    if (--count < 0)
+      return failure(i, "output is not a permutation of the input: key bits " +
+                            hex_bits(output[i]) + " at index " + std::to_string(i) +
+                            " occurs more often than in the input");
+  }
+  return failure(0, "output is not a permutation of the input");
+}
+}  // namespace detail
+
+/// Checks that \p output is \p input sorted by \p options: same size, every neighbour pair in
+/// order, and the same multiset of key bit patterns.
+template <typename Key>
+VerifyResult verify_sorted_keys(const std::vector<Key>& input, const std::vector<Key>& output,
+                                const SortOptions& options = {}) {
+  if (input.size() != output.size())
+    return detail::failure(0, "output has " + std::to_string(output.size()) + " keys, input " +
+                                  std::to_string(input.size()));
+  for (std::size_t i = 1; i < output.size(); ++i) {
+    if (sort_bits(output[i - 1], options) > sort_bits(output[i], options))
+      return detail::failure(i, "not sorted at index " + std::to_string(i) + ": " +
+                                    detail::hex_bits(output[i - 1]) + " before " +
+                                    detail::hex_bits(output[i]));
+  }
+  using Bits = typename KeyTraits<Key>::Bits;
+  std::vector<Bits> in_bits(input.size()), out_bits(output.size());
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    in_bits[i] = KeyTraits<Key>::raw_bits(input[i]);
+    out_bits[i] = KeyTraits<Key>::raw_bits(output[i]);
+  }
+  std::sort(in_bits.begin(), in_bits.end());
+  std::sort(out_bits.begin(), out_bits.end());
+  if (in_bits != out_bits) return detail::first_non_permutation(input, output);
+  return {};
+}
+
+/// Checks key-value output against the stable reference: sorted, a permutation of the input pairs,
+/// and equal keys in input order. With values from iota_values() a value names its input position.
+template <typename Key, typename Value>
+VerifyResult verify_sorted_pairs(const std::vector<Key>& input_keys,
+                                 const std::vector<Value>& input_values,
+                                 const std::vector<Key>& output_keys,
+                                 const std::vector<Value>& output_values,
+                                 const SortOptions& options = {}) {
+  if (output_values.size() != output_keys.size() || input_values.size() != input_keys.size())
+    return detail::failure(0, "keys and values differ in size");
+  if (VerifyResult keys = verify_sorted_keys(input_keys, output_keys, options); !keys) return keys;
+  std::vector<Key> expected_keys;
+  std::vector<Value> expected_values;
+  reference_sort_pairs(input_keys, input_values, expected_keys, expected_values, options);
+  for (std::size_t i = 0; i < output_keys.size(); ++i) {
+    const bool same_key = KeyTraits<Key>::raw_bits(output_keys[i]) ==
+                          KeyTraits<Key>::raw_bits(expected_keys[i]);
+    if (!same_key || output_values[i] != expected_values[i]) {
+      std::ostringstream message;
+      message << "pair at index " << i << " is (" << detail::hex_bits(output_keys[i]) << ", "
+              << +output_values[i] << ") but the stable order has ("
+              << detail::hex_bits(expected_keys[i]) << ", " << +expected_values[i]
+              << "): values did not travel with their keys, or equal keys lost input order";
+      return detail::failure(i, message.str());
+    }
+  }
+  return {};
+}
+
+}  // namespace sortlab

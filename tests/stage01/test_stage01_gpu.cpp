@@ -1,0 +1,83 @@
+/// \file
+/// \brief Stage 01 on the GPU: the shared device sort suite, plus every intermediate array of a
+/// pass compared with the CPU model.
+#include <gtest/gtest.h>
+
+#include "chapters/01_scan_sort/scan_sort.hpp"
+#include "chapters/01_scan_sort/scan_sort_model.hpp"
+#include "common/device_buffer.hpp"
+#include "tests/support/device_sort_suite.hpp"
+
+namespace {
+
+struct Stage01Sorter {
+  static constexpr std::size_t kTileItems = sortlab::stage01::kThreadsPerBlock;
+  template <typename Key>
+  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
+                        const sortlab::SortOptions& options, cudaStream_t stream) {
+    sortlab::stage01::sort_keys(temp, bytes, in, out, n, options, stream);
+  }
+  template <typename Key>
+  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
+                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
+                         const sortlab::SortOptions& options, cudaStream_t stream) {
+    sortlab::stage01::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n,
+                                 options, stream);
+  }
+};
+
+using sortlab::testing::SortCase;
+using Stage01Cases =
+    ::testing::Types<SortCase<Stage01Sorter, std::uint32_t>, SortCase<Stage01Sorter, std::int32_t>,
+                     SortCase<Stage01Sorter, float>>;
+
+template <typename Key>
+class Stage01Trace : public ::testing::Test {};
+using TraceKeys = ::testing::Types<std::uint32_t, std::int32_t, float>;
+TYPED_TEST_SUITE(Stage01Trace, TraceKeys);
+
+// Every array of one GPU pass equals the CPU model's, for sizes across block boundaries
+// (the scan's tile is 1024, the kernels' block 256) and for several bits.
+TYPED_TEST(Stage01Trace, PassArraysMatchTheCpuModel) {
+  using Key = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{255}, std::size_t{256},
+                        std::size_t{1025}, std::size_t{5000}, std::size_t{1} << 20 | 3}) {
+    for (int bit : {0, 7, 31}) {
+      for (bool descending : {false, true}) {
+        SCOPED_TRACE(sortlab::testing::case_label(n, "uniform", seed) + " bit=" +
+                     std::to_string(bit) + " descending=" + std::to_string(descending));
+        const auto keys = sortlab::generate_keys<Key>(sortlab::Distribution::kUniform, n, seed + n);
+        const auto gpu = sortlab::stage01::trace_pass(keys, bit, descending);
+        const auto cpu = sortlab::stage01::model_pass(keys, bit, descending);
+        ASSERT_EQ(gpu.bits, cpu.bits);
+        ASSERT_EQ(gpu.ones_before, cpu.ones_before);
+        ASSERT_EQ(gpu.destinations, cpu.destinations);
+        ASSERT_TRUE(sortlab::verify_sorted_keys(cpu.keys_out, gpu.keys_out,
+                                                sortlab::SortOptions{bit, bit + 1, descending}))
+            << "keys after the pass differ from the model";
+      }
+    }
+  }
+}
+
+// The usage example the Doxygen page of scan_sort.hpp shows.
+TEST(Stage01Usage, SortsAHandfulOfKeys) {
+  //! [stage01 usage]
+  const std::vector<std::uint32_t> host_keys = {7, 3, 9, 3, 0, 12};
+  sortlab::DeviceBuffer<std::uint32_t> keys_in(host_keys), keys_out(host_keys.size());
+  std::size_t temp_bytes = 0;  // 1. ask how much scratch the sort needs
+  sortlab::stage01::sort_keys<std::uint32_t>(nullptr, temp_bytes, keys_in.data(), keys_out.data(),
+                                             host_keys.size());
+  sortlab::DeviceBuffer<unsigned char> temp(temp_bytes);  // 2. allocate it
+  sortlab::stage01::sort_keys<std::uint32_t>(temp.data(), temp_bytes, keys_in.data(),  // 3. sort
+                                             keys_out.data(), host_keys.size());
+  //! [stage01 usage]
+  EXPECT_EQ(keys_out.download(), (std::vector<std::uint32_t>{0, 3, 3, 7, 9, 12}));
+}
+
+}  // namespace
+
+namespace sortlab::testing {
+INSTANTIATE_TYPED_TEST_SUITE_P(Stage01, DeviceSortSuite, Stage01Cases);
+}  // namespace sortlab::testing
