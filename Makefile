@@ -49,7 +49,7 @@ bench: build
 # The main job: every stage and baseline on one fixed set of inputs -> docs/results/<gpu>.md,
 # the raw JSON and a plot. Stops at once without a GPU.
 table:
-	@bash bench/make_table.sh $(BUILD)
+	@bash bench/table/make_table.sh $(BUILD)
 
 docs:
 	@command -v doxygen >/dev/null || { echo "doxygen missing: run 'sudo make deps'"; exit 1; }

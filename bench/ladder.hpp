@@ -11,5 +11,15 @@ namespace sortlab::bench {
 void register_stage00(const BenchConfig& config);
 /// Stage 01: 1-bit scan sort. \param config what to measure
 void register_stage01(const BenchConfig& config);
+/// Stage 02: shared-memory coalesced 1-bit sort. \param config what to measure
+void register_stage02(const BenchConfig& config);
+/// Stage 03: multi-bit radix, default radix width. \param config what to measure
+void register_stage03(const BenchConfig& config);
+/// Stage 03 for every radix width r = 1..8 (variant "r:R"). \param config what to measure
+void register_stage03_radix_sweep(const BenchConfig& config);
+/// Stage 04: thread coarsening, default keys per thread. \param config what to measure
+void register_stage04(const BenchConfig& config);
+/// Stage 04 for keys per thread 1, 2, 4, 8, 16 (variant "kpt:K"). \param config what to measure
+void register_stage04_coarsening_sweep(const BenchConfig& config);
 
 }  // namespace sortlab::bench

@@ -90,12 +90,12 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     // Pick the target so that the last pass writes keys_out: passes-1-pass even -> keys_out.
     const bool to_output = (passes - 1 - pass) % 2 == 0;
     Key* target_keys = to_output ? keys_out : alternate_keys;
-    std::uint32_t* target_values = to_output ? values_out : alternate_values;
-    run_pass(source_keys, target_keys, source_values, with_values ? target_values : nullptr, bits,
-             ones_before, scan_temp, scan_temp_bytes, n, resolved.begin_bit + pass,
-             resolved.descending, nullptr, stream);
+    std::uint32_t* target_values =
+        !with_values ? nullptr : (to_output ? values_out : alternate_values);
+    run_pass(source_keys, target_keys, source_values, target_values, bits, ones_before, scan_temp,
+             scan_temp_bytes, n, resolved.begin_bit + pass, resolved.descending, nullptr, stream);
     source_keys = target_keys;
-    source_values = target_values;
+    source_values = target_values;  // stays null for a keys-only sort
   }
 }
 

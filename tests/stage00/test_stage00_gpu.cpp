@@ -7,6 +7,9 @@ namespace {
 
 struct CubSorter {
   static constexpr std::size_t kTileItems = 256 * 18;  // CUB's onesweep tile on sm_90 (roughly)
+  // CUB represents both zeros by the other neighbouring pattern in descending sorts (see
+  // cub/block/radix_rank_sort_operations.cuh): only visible in partial-bit-range float sorts.
+  static constexpr bool kSortlabZeroConvention = false;
   template <typename Key>
   static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
                         const sortlab::SortOptions& options, cudaStream_t stream) {

@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "common/device_buffer.hpp"
@@ -93,6 +94,17 @@ void expect_sorts_pairs(const std::vector<Key>& keys, const SortOptions& options
 template <typename Case>
 class DeviceSortSuite : public ::testing::Test {};
 TYPED_TEST_SUITE_P(DeviceSortSuite);
+
+/// Whether Sorter maps -0.0 and +0.0 to one bit pattern *inside* partial descending bit ranges
+/// the way sortlab does (descending = complement of ascending). CUB picks the other of the two
+/// neighbouring patterns for descending sorts, which is equally valid for full-width sorts but
+/// orders zeros differently against denormals when a bit range cuts through them; a Sorter
+/// declares `static constexpr bool kSortlabZeroConvention = false;` to skip that one case.
+template <typename Sorter, typename = void>
+struct UsesSortlabZeroConvention : std::true_type {};
+template <typename Sorter>
+struct UsesSortlabZeroConvention<Sorter, std::void_t<decltype(Sorter::kSortlabZeroConvention)>>
+    : std::bool_constant<Sorter::kSortlabZeroConvention> {};
 
 /// Distributions used at large sizes (all of them at small sizes).
 inline std::vector<Distribution> large_size_distributions() {
@@ -164,6 +176,11 @@ TYPED_TEST_P(DeviceSortSuite, DescendingAndBitRanges) {
     for (Distribution distribution : {Distribution::kUniform, Distribution::kFewDistinct,
                                       Distribution::kFloatSpecials})
       for (std::size_t n : capped({0, 1, 33, 1000, 3 * Sorter::kTileItems + 7, 100003})) {
+        const bool partial_descending = options.descending && options.end_bit != kAllBits &&
+                                        (options.begin_bit > 0 || options.end_bit < width);
+        if (!UsesSortlabZeroConvention<Sorter>::value && partial_descending &&
+            distribution == Distribution::kFloatSpecials && KeyTraits<Key>::kIsFloating)
+          continue;
         SCOPED_TRACE(case_label(n, to_string(distribution), seed) +
                      " begin_bit=" + std::to_string(options.begin_bit) +
                      " end_bit=" + std::to_string(options.end_bit) +
