@@ -81,8 +81,7 @@ std::vector<std::string> parse_string_list(const std::string& text) {
   return values;
 }
 
-void run_sort_benchmark(benchmark::State& state, const SortEntry& entry, std::size_t n,
-                        int and_count) {
+void measure_sort(benchmark::State& state, const SortEntry& entry, std::size_t n, int and_count) {
   const std::size_t kb = key_bytes(entry.key_type);
   const std::size_t buffers = rotating_buffer_count(n * (kb + (entry.pairs ? 4 : 0)));
   std::vector<DeviceBuffer<std::uint32_t>> inputs;  // 32-bit keys: any u32/i32/f32 bit pattern
@@ -131,6 +130,18 @@ void run_sort_benchmark(benchmark::State& state, const SortEntry& entry, std::si
   state.counters["bytes"] = bytes;
   state.counters["GBps"] = bytes / typical * 1e-9;
   state.SetLabel(entry.summary);
+}
+
+/// A failing entry (a thrown sortlab::Error or CUDA error) is reported as this benchmark's error
+/// and the run goes on, so one broken rung cannot cost the whole table its JSON.
+void run_sort_benchmark(benchmark::State& state, const SortEntry& entry, std::size_t n,
+                        int and_count) {
+  try {
+    measure_sort(state, entry, n, and_count);
+  } catch (const std::exception& error) {
+    state.SkipWithError(error.what());
+    cudaGetLastError();  // clear a non-sticky error so the next entry starts clean
+  }
 }
 
 void run_copy_benchmark(benchmark::State& state, std::size_t bytes) {

@@ -31,7 +31,9 @@ class DeviceBuffer {
 
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  /// Takes over \p other's storage; \p other is left empty.
   DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  /// Frees this buffer's storage and takes over \p other's.
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     DeviceBuffer moved(std::move(other));
     swap(moved);

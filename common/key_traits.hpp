@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #ifdef __CUDACC__
+/// Marks a function callable from host and device code (empty for the host compiler).
 #define SORTLAB_HOST_DEVICE __host__ __device__
 #else
 #define SORTLAB_HOST_DEVICE
@@ -42,27 +43,34 @@ SORTLAB_HOST_DEVICE inline To bit_cast(const From& from) {
 }
 
 namespace detail {
+/// The unsigned integer type of \p kBytes bytes.
 template <int kBytes>
 struct UnsignedOfSize;
+/// One byte.
 template <>
 struct UnsignedOfSize<1> {
-  using type = std::uint8_t;
+  using type = std::uint8_t;  ///< the unsigned type
 };
+/// Two bytes.
 template <>
 struct UnsignedOfSize<2> {
-  using type = std::uint16_t;
+  using type = std::uint16_t;  ///< the unsigned type
 };
+/// Four bytes.
 template <>
 struct UnsignedOfSize<4> {
-  using type = std::uint32_t;
+  using type = std::uint32_t;  ///< the unsigned type
 };
+/// Eight bytes.
 template <>
 struct UnsignedOfSize<8> {
-  using type = std::uint64_t;
+  using type = std::uint64_t;  ///< the unsigned type
 };
 
+/// Which transform a key type needs.
 enum class KeyKind { kUnsigned, kSigned, kFloating };
 
+/// The KeyKind of Key.
 template <typename Key>
 constexpr KeyKind kind_of() {
   if constexpr (std::is_same_v<Key, __half> || std::is_same_v<Key, __nv_bfloat16> ||

@@ -27,6 +27,7 @@ struct VerifyResult {
 };
 
 namespace detail {
+/// The raw bits of \p key as "0x...", for messages.
 template <typename Key>
 std::string hex_bits(Key key) {
   std::ostringstream out;
@@ -34,6 +35,7 @@ std::string hex_bits(Key key) {
   return out.str();
 }
 
+/// A failed VerifyResult at \p index with \p message.
 inline VerifyResult failure(std::size_t index, const std::string& message) {
   return VerifyResult{false, index, message};
 }

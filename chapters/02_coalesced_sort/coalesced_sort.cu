@@ -1,0 +1,203 @@
+/// \file
+/// \brief Stage 02 host launcher: per bit, count kernel -> scan of the block bucket table ->
+/// split-and-scatter kernel, ping-ponging between keys_out and a scratch copy so that the last
+/// pass lands in keys_out.
+#include "chapters/02_coalesced_sort/coalesced_sort.hpp"
+#include "chapters/02_coalesced_sort/coalesced_sort_kernels.cuh"
+#include "common/device_buffer.hpp"
+#include "common/device_scan.hpp"
+#include "common/errors.hpp"
+#include "common/scratch_layout.hpp"
+
+namespace sortlab::stage02 {
+namespace {
+
+/// Blocks (= tiles) for n keys. n <= 2^30 gives at most 2^22 blocks, well inside a grid.
+std::uint32_t blocks_for(std::size_t n) {
+  return static_cast<std::uint32_t>((n + kTileItems - 1) / kTileItems);
+}
+
+/// Entries of the block bucket table: one count per (bucket, block).
+std::size_t table_entries(std::size_t n) {
+  return kNumBuckets * std::size_t{blocks_for(n)};
+}
+
+/// The scratch one sort needs, in one allocation.
+struct Scratch {
+  std::size_t alternate_keys, alternate_values, table, scanned_table, scan_temp;
+  ScratchLayout layout;
+};
+
+template <typename Key>
+Scratch plan_scratch(std::size_t n, bool with_values) {
+  Scratch scratch{};
+  scratch.alternate_keys = scratch.layout.add<Key>(n);
+  scratch.alternate_values = scratch.layout.add<std::uint32_t>(with_values ? n : 0);
+  scratch.table = scratch.layout.add<std::uint32_t>(table_entries(n));
+  scratch.scanned_table = scratch.layout.add<std::uint32_t>(table_entries(n));
+  scratch.scan_temp =
+      scratch.layout.add<unsigned char>(device_exclusive_sum_temp_bytes(table_entries(n)));
+  return scratch;
+}
+
+/// Optional outputs of one pass that only trace_pass asks for (all null in a sort).
+template <typename Key>
+struct PassDebug {
+  std::uint32_t* digits = nullptr;        ///< the bit of every input key
+  Key* local_sorted = nullptr;            ///< every tile after the local split
+  std::uint32_t* destinations = nullptr;  ///< where every input key went
+};
+
+/// One pass: count kernel, scan of the block bucket table, split-and-scatter kernel.
+template <typename Key>
+void run_pass(const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
+              std::uint32_t* values_out, std::uint32_t* table, std::uint32_t* scanned_table,
+              void* scan_temp, std::size_t scan_temp_bytes, std::size_t n, int bit, bool descending,
+              const PassDebug<Key>& debug, cudaStream_t stream) {
+  const std::uint32_t num_blocks = blocks_for(n);
+  // Step 1: every block writes its column of the block bucket table.
+  count_tile_buckets_kernel<Key><<<num_blocks, kThreadsPerBlock, 0, stream>>>(
+      keys_in, n, bit, descending, num_blocks, table, debug.digits);
+  SORTLAB_CHECK_LAUNCH();
+  // Step 2: one exclusive scan of the row-major table gives every (bucket, block) its start.
+  device_exclusive_sum(scan_temp, scan_temp_bytes, table, scanned_table,
+                       kNumBuckets * std::size_t{num_blocks}, stream);
+  // Step 3: local split in shared memory, then coalesced runs to global memory.
+  if (values_in != nullptr) {
+    split_and_scatter_kernel<Key, true><<<num_blocks, kThreadsPerBlock, 0, stream>>>(
+        keys_in, keys_out, values_in, values_out, n, bit, descending, num_blocks, scanned_table,
+        debug.local_sorted, debug.destinations);
+  } else {
+    split_and_scatter_kernel<Key, false><<<num_blocks, kThreadsPerBlock, 0, stream>>>(
+        keys_in, keys_out, nullptr, nullptr, n, bit, descending, num_blocks, scanned_table,
+        debug.local_sorted, debug.destinations);
+  }
+  SORTLAB_CHECK_LAUNCH();
+}
+
+template <typename Key>
+void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
+          const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
+          const SortOptions& options, cudaStream_t stream) {
+  validate_sort_arguments<Key>(n, options, keys_in, keys_out, values_in, values_out);
+  const bool with_values = values_in != nullptr;
+  const Scratch scratch = plan_scratch<Key>(n, with_values);
+  if (temp_storage == nullptr) {
+    temp_storage_bytes = scratch.layout.total_bytes();
+    return;
+  }
+  validate_temp_storage(temp_storage, temp_storage_bytes, scratch.layout.total_bytes());
+  if (n == 0) return;
+
+  const SortOptions resolved = resolve<Key>(options);
+  const int passes = resolved.end_bit - resolved.begin_bit;
+  if (passes == 0 || n == 1) {  // nothing to reorder: the output is the input
+    SORTLAB_CUDA_CHECK(
+        cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
+    if (with_values)
+      SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out, values_in, n * sizeof(std::uint32_t),
+                                         cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+  const auto& layout = scratch.layout;
+  Key* alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
+  std::uint32_t* alternate_values =
+      layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
+  std::uint32_t* table = layout.get<std::uint32_t>(temp_storage, scratch.table);
+  std::uint32_t* scanned_table = layout.get<std::uint32_t>(temp_storage, scratch.scanned_table);
+  void* scan_temp = layout.get<unsigned char>(temp_storage, scratch.scan_temp);
+  const std::size_t scan_temp_bytes = device_exclusive_sum_temp_bytes(table_entries(n));
+
+  const Key* source_keys = keys_in;
+  const std::uint32_t* source_values = values_in;
+  for (int pass = 0; pass < passes; ++pass) {
+    // Pick the target so that the last pass writes keys_out: passes-1-pass even -> keys_out.
+    const bool to_output = (passes - 1 - pass) % 2 == 0;
+    Key* target_keys = to_output ? keys_out : alternate_keys;
+    // Null for keys only: a null values pointer is what selects the keys-only kernel.
+    std::uint32_t* target_values =
+        with_values ? (to_output ? values_out : alternate_values) : nullptr;
+    run_pass(source_keys, target_keys, source_values, target_values, table, scanned_table,
+             scan_temp, scan_temp_bytes, n, resolved.begin_bit + pass, resolved.descending,
+             PassDebug<Key>{}, stream);
+    source_keys = target_keys;
+    source_values = target_values;
+  }
+}
+
+}  // namespace
+
+template <typename Key>
+void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+               Key* keys_out, std::size_t n, const SortOptions& options, cudaStream_t stream) {
+  sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr, n, options,
+            stream);
+}
+
+template <typename Key>
+void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                Key* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
+                std::size_t n, const SortOptions& options, cudaStream_t stream) {
+  require(n == 0 || (values_in != nullptr && values_out != nullptr),
+          "sort_pairs: value pointers must not be null");
+  sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, n, options,
+            stream);
+}
+
+template <typename Key>
+PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending) {
+  require(bit >= 0 && bit < KeyTraits<Key>::kNumBits, "trace_pass: bit out of range");
+  const std::size_t n = keys.size();
+  require(n <= kMaxSortItems, "trace_pass: more than 2^30 keys");
+  PassTrace<Key> trace;
+  trace.num_blocks = static_cast<int>(blocks_for(n));
+  trace.num_buckets = kNumBuckets;
+  trace.tile_items = kTileItems;
+  if (n == 0) return trace;
+  DeviceBuffer<Key> keys_in(keys), keys_out(n), local_sorted(n);
+  DeviceBuffer<std::uint32_t> digits(n), destinations(n), table(table_entries(n)),
+      scanned_table(table_entries(n));
+  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(table_entries(n)));
+  PassDebug<Key> debug;
+  debug.digits = digits.data();
+  debug.local_sorted = local_sorted.data();
+  debug.destinations = destinations.data();
+  run_pass<Key>(keys_in.data(), keys_out.data(), nullptr, nullptr, table.data(),
+                scanned_table.data(), scan_temp.data(), scan_temp.bytes(), n, bit, descending,
+                debug, nullptr);
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  trace.digits = digits.download();
+  trace.local_sorted = local_sorted.download();
+  trace.block_bucket_table = table.download();
+  trace.scanned_table = scanned_table.download();
+  trace.destinations = destinations.download();
+  trace.keys_out = keys_out.download();
+  return trace;
+}
+
+double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits) {
+  // Table traffic per tile: the count kernel writes 2 counts, the scan reads and writes them,
+  // the scatter kernel reads its 2 starts: 4 x 2 x 4 bytes, shared by the tile's keys.
+  const double table_bytes_per_key = 4.0 * kNumBuckets * 4.0 / static_cast<double>(kTileItems);
+  const double per_key_per_pass = key_bytes                                 // count kernel
+                                  + table_bytes_per_key                     // table and scan
+                                  + (2.0 * key_bytes + 2.0 * value_bytes);  // split + scatter
+  return static_cast<double>(n) * num_bits * per_key_per_pass;
+}
+
+// One instantiation per supported key type, here and only here (tests and tools link them).
+// Hidden from Doxygen: the instantiations would be listed as undocumented copies of the API.
+/// \cond SORTLAB_INSTANTIATIONS
+#define SORTLAB_STAGE02_INSTANTIATE(Key)                                                        \
+  template void sort_keys<Key>(void*, std::size_t&, const Key*, Key*, std::size_t,              \
+                               const SortOptions&, cudaStream_t);                               \
+  template void sort_pairs<Key>(void*, std::size_t&, const Key*, Key*, const std::uint32_t*,    \
+                                std::uint32_t*, std::size_t, const SortOptions&, cudaStream_t); \
+  template PassTrace<Key> trace_pass<Key>(const std::vector<Key>&, int, bool);
+SORTLAB_STAGE02_INSTANTIATE(std::uint32_t)
+SORTLAB_STAGE02_INSTANTIATE(std::int32_t)
+SORTLAB_STAGE02_INSTANTIATE(float)
+#undef SORTLAB_STAGE02_INSTANTIATE
+/// \endcond
+
+}  // namespace sortlab::stage02
