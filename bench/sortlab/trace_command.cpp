@@ -1,0 +1,210 @@
+/// \file
+/// \brief `sortlab trace`: tiny keys, every pass of one stage, every array of every pass.
+#include "bench/sortlab/trace_command.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bench/sortlab/stage_registry.hpp"
+#include "bench/sortlab/trace_print.hpp"
+#include "common/distributions.hpp"
+#include "common/gpu_detect.hpp"
+#include "common/key_traits.hpp"
+#include "common/verify.hpp"
+
+namespace sortlab::cli {
+namespace {
+
+/// Most key bits a trace of each type accepts: i32 keys 0 .. 2^31 - 1 stay non-negative, and f32
+/// represents every integer up to 2^24 exactly.
+int max_trace_bits(KeyType type) {
+  switch (type) {
+    case KeyType::kU32:
+      return 32;
+    case KeyType::kI32:
+      return 31;
+    case KeyType::kF32:
+      return 24;
+  }
+  return 0;
+}
+
+/// The generated keys: the top `bits` bits of generate_keys' u32 keys, as Key. Keeping the top
+/// bits (rather than masking the low ones) keeps the distribution's shape: `sorted` stays sorted,
+/// `reversed` reversed, `few` has few values.
+template <typename Key>
+std::vector<Key> generated_keys(const TraceArgs& args) {
+  const std::vector<std::uint32_t> wide =
+      generate_keys<std::uint32_t>(args.distribution, args.n, args.seed);
+  std::vector<Key> keys(wide.size());
+  for (std::size_t i = 0; i < wide.size(); ++i)
+    keys[i] = static_cast<Key>(args.bits == 32 ? wide[i] : wide[i] >> (32 - args.bits));
+  return keys;
+}
+
+/// The keys given with --keys; integers must be in 0 .. 2^bits - 1.
+template <typename Key>
+std::vector<Key> given_keys(const TraceArgs& args) {
+  std::vector<Key> keys;
+  for (const std::string& text : *args.keys) {
+    if constexpr (std::is_same_v<Key, float>) {
+      std::size_t used = 0;
+      float value = 0;
+      try {
+        value = std::stof(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != text.size())
+        throw UsageError("--keys: '" + text + "' is not a number", "trace");
+      keys.push_back(value);
+    } else {
+      const long long max_key = static_cast<long long>((std::uint64_t{1} << args.bits) - 1);
+      try {
+        keys.push_back(static_cast<Key>(parse_integer(text, "--keys", 0, max_key)));
+      } catch (const UsageError& error) {
+        throw UsageError(std::string(error.what()) + " (keys must fit in --bits " +
+                             std::to_string(args.bits) + ")",
+                         "trace");
+      }
+    }
+  }
+  return keys;
+}
+
+/// The key bits the passes cover: [0, bits) for integer keys; for f32 keys the bits in which
+/// their ordered bits differ (small integers as floats differ in exponent and upper mantissa).
+template <typename Key>
+std::pair<int, int> traced_bits(const std::vector<Key>& keys, int bits, bool descending) {
+  if constexpr (!std::is_same_v<Key, float>) {
+    return {0, bits};
+  } else {
+    std::uint32_t differ = 0;
+    const std::uint32_t first = KeyTraits<float>::to_ordered(keys.front(), descending);
+    for (float key : keys) differ |= KeyTraits<float>::to_ordered(key, descending) ^ first;
+    if (differ == 0) return {0, bits};  // all keys equal: any bits will do
+    int low = 0;
+    while (((differ >> low) & 1u) == 0) ++low;
+    int high = 32;
+    while (((differ >> (high - 1)) & 1u) == 0) --high;
+    return {low, high};
+  }
+}
+
+/// How each kind of pass computes a destination, printed once above the passes.
+void print_legend(std::ostream& out, bool tiled) {
+  if (!tiled) {
+    out << "destination = index - ones before   (keys whose bit is 0)\n"
+           "            = zeros + ones before   (keys whose bit is 1; zeros = n - total ones)\n";
+  } else {
+    out << "destination = scanned table[digit, block]   (where the block's keys of a digit start)\n"
+           "            + the key's rank among its block's keys of that digit\n";
+  }
+}
+
+template <typename Key>
+int trace_typed(const StageEntry& entry, const TraceArgs& args, std::ostream& out,
+                bool gpu_present) {
+  const std::vector<Key> input = args.keys ? given_keys<Key>(args) : generated_keys<Key>(args);
+  const bool use_gpu = gpu_present && !args.force_cpu;
+  if (use_gpu)
+    out << "running on the GPU: " << gpu_description() << '\n';
+  else if (gpu_present)
+    out << "running the stage's CPU model (--cpu)\n";
+  else
+    out << "no GPU here: running the stage's CPU model\n";
+
+  const auto [low_bit, high_bit] = traced_bits(input, args.bits, args.descending);
+  const int digit_bits = entry.digit_bits(args.tuning);
+  const int num_passes = (high_bit - low_bit + digit_bits - 1) / digit_bits;
+  const StageFunctions<Key>& functions = entry.functions<Key>();
+  const TraceFunction<Key> trace = use_gpu ? functions.trace_gpu : functions.trace_model;
+
+  out << stage_label(entry) << ": " << entry.summary << '\n';
+  const std::string tuning = tuning_text(entry, args.tuning);
+  if (!tuning.empty()) out << "config: " << tuning << '\n';
+  out << input.size() << ' ' << to_string(args.type) << " keys of " << args.bits << " bits ("
+      << (args.keys ? std::string("given with --keys")
+                    : to_string(args.distribution) + ", seed " + std::to_string(args.seed))
+      << "), " << (args.descending ? "descending" : "ascending") << "; " << num_passes
+      << (num_passes == 1 ? " pass" : " passes") << " over key bits [" << low_bit << ", "
+      << high_bit << ")\n";
+  if (std::is_same_v<Key, float> && (low_bit != 0 || high_bit != args.bits))
+    out << "(f32: the keys' ordered bits differ only in bits [" << low_bit << ", " << high_bit
+        << "), exponent and upper mantissa, so the passes cover those)\n";
+  if (args.descending) out << "(descending: the digits are taken from the complemented key bits)\n";
+
+  const TraceLayout layout = make_layout(input, std::is_same_v<Key, std::uint32_t> ? high_bit : 0);
+  std::vector<Key> keys = input;
+  int pass_number = 0;
+  for (int bit = low_bit; bit < high_bit; bit += digit_bits) {
+    const int width = std::min(digit_bits, high_bit - bit);
+    const PassArrays<Key> pass = trace(keys, bit, width, args.tuning, args.descending);
+    if (++pass_number == 1) {
+      print_legend(out, pass.tiled);
+      out << '\n';
+    }
+    out << "pass " << pass_number << " of " << num_passes << ": ";
+    if (width == 1)
+      out << "bit " << bit;
+    else
+      out << "digit = bits [" << bit << ", " << bit + width << ")";
+    if (pass.tiled)
+      out << ", " << pass.num_buckets << " buckets, " << pass.num_blocks
+          << (pass.num_blocks == 1 ? " block" : " blocks") << " of " << pass.tile_items << " keys";
+    out << '\n';
+    print_pass(out, layout, keys, pass);
+    out << '\n';
+    keys = pass.keys_out;
+  }
+
+  const VerifyResult check =
+      verify_sorted_keys(input, keys, SortOptions{0, kAllBits, args.descending});
+  if (check.ok) {
+    out << "result: sorted (" << (args.descending ? "descending" : "ascending")
+        << ", same keys as the input)\n";
+    return kExitOk;
+  }
+  out << "result: NOT sorted: " << check.message << '\n';
+  return kExitFailed;
+}
+
+}  // namespace
+
+int trace_command(const TraceArgs& args, std::ostream& out, bool gpu_present) {
+  const StageEntry& entry = find_stage(args.stage);
+  if (!entry.has_trace()) {
+    std::string traceable;
+    for (const StageEntry& other : stage_registry())
+      if (other.has_trace())
+        traceable += (traceable.empty() ? "" : ", ") + std::to_string(other.number);
+    throw UsageError(stage_label(entry) +
+                         " has no trace: CUB's kernels are a library's, with no pass-by-pass "
+                         "arrays to show (stages with a trace: " +
+                         traceable + ")",
+                     "trace");
+  }
+  check_tuning(entry, args.tuning);
+  if (args.bits > max_trace_bits(args.type))
+    throw UsageError("--bits: " + std::to_string(args.bits) + " is too many for " +
+                         to_string(args.type) + " keys (at most " +
+                         std::to_string(max_trace_bits(args.type)) + ")",
+                     "trace");
+
+  switch (args.type) {
+    case KeyType::kU32:
+      return trace_typed<std::uint32_t>(entry, args, out, gpu_present);
+    case KeyType::kI32:
+      return trace_typed<std::int32_t>(entry, args, out, gpu_present);
+    case KeyType::kF32:
+      return trace_typed<float>(entry, args, out, gpu_present);
+  }
+  return kExitUsage;
+}
+
+}  // namespace sortlab::cli
