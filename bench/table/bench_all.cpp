@@ -17,14 +17,8 @@
 #include "bench/table/baselines.hpp"
 #include "common/gpu_detect.hpp"
 
-// TEMP guards while stages 02-04 land: bench/table/CMakeLists.txt defines SORTLAB_HAVE_STAGENN
-// when bench/stageNN_bench.cpp exists (so its register functions are in sortlab_bench_ladder).
-#if SORTLAB_HAVE_STAGE03
 #include "chapters/03_multibit_radix/multibit_radix.hpp"
-#endif
-#if SORTLAB_HAVE_STAGE04
 #include "chapters/04_coarsened_radix/coarsened_radix.hpp"
-#endif
 
 namespace sortlab::bench {
 namespace {
@@ -101,41 +95,21 @@ std::string describe(const InputGroup& group) {
 void register_ladder(const BenchConfig& config) {
   register_stage00(config);
   register_stage01(config);
-#if SORTLAB_HAVE_STAGE02
   register_stage02(config);
-#endif
-#if SORTLAB_HAVE_STAGE03
   register_stage03(config);
-#endif
-#if SORTLAB_HAVE_STAGE04
   register_stage04(config);
-#endif
 }
 
 /// The sweeps that are built into this program.
 /// \param config the inputs
-void register_sweeps([[maybe_unused]] const BenchConfig& config) {
-#if SORTLAB_HAVE_STAGE03
+void register_sweeps(const BenchConfig& config) {
   register_stage03_radix_sweep(config);
-#endif
-#if SORTLAB_HAVE_STAGE04
   register_stage04_coarsening_sweep(config);
-#endif
 }
 
 /// The stages built into this program, e.g. "00,01,02,03,04".
 std::string built_stages() {
-  std::string stages = "00,01";
-#if SORTLAB_HAVE_STAGE02
-  stages += ",02";
-#endif
-#if SORTLAB_HAVE_STAGE03
-  stages += ",03";
-#endif
-#if SORTLAB_HAVE_STAGE04
-  stages += ",04";
-#endif
-  return stages;
+  return "00,01,02,03,04";
 }
 
 /// Records the GPU, the input set and the sweeps' defaults in the JSON context.
@@ -155,16 +129,12 @@ void add_context() {
   for (const InputGroup& group : input_set())
     groups += (groups.empty() ? "" : "; ") + describe(group);
   benchmark::AddCustomContext("sortlab_input_set", groups);
-#if SORTLAB_HAVE_STAGE03
   // The variant name format is stage03_bench.cpp's ("r:R").
   benchmark::AddCustomContext("sortlab_default_stage03",
                               "r:" + std::to_string(stage03::kDefaultRadixBits));
-#endif
-#if SORTLAB_HAVE_STAGE04
   // The variant name format is stage04_bench.cpp's ("kpt:K").
   benchmark::AddCustomContext("sortlab_default_stage04",
                               "kpt:" + std::to_string(stage04::kDefaultKeysPerThread));
-#endif
 }
 
 /// Warns when the command line asks for sizes, entropies, types or pairs: bench_all always
