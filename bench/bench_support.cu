@@ -41,7 +41,9 @@ __global__ void iota_kernel(std::uint32_t* values, std::size_t n) {
   if (i < n) values[i] = static_cast<std::uint32_t>(i);
 }
 
-unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + 255) / 256); }
+unsigned blocks_for(std::size_t n) {
+  return static_cast<unsigned>((n + 255) / 256);
+}
 
 /// Enough input copies that together they exceed the L2 several times over.
 std::size_t rotating_buffer_count(std::size_t bytes_per_input) {
@@ -50,7 +52,8 @@ std::size_t rotating_buffer_count(std::size_t bytes_per_input) {
   int l2_bytes = 0;
   SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   const std::size_t wanted = 4 * static_cast<std::size_t>(l2_bytes);
-  return std::clamp<std::size_t>((wanted + bytes_per_input - 1) / std::max<std::size_t>(1, bytes_per_input), 1, 64);
+  return std::clamp<std::size_t>(
+      (wanted + bytes_per_input - 1) / std::max<std::size_t>(1, bytes_per_input), 1, 64);
 }
 
 double median(std::vector<double> samples) {
@@ -237,8 +240,8 @@ void register_copy_bandwidth(const BenchConfig& config) {
   for (int log2_size : config.log2_sizes) {
     const std::size_t bytes = (std::size_t{1} << log2_size) * 4;
     const std::string name = "copy/u32/keys/n:" + std::to_string(bytes / 4) + "/ands:0";
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [bytes](benchmark::State& state) { run_copy_benchmark(state, bytes); })
+    benchmark::RegisterBenchmark(
+        name.c_str(), [bytes](benchmark::State& state) { run_copy_benchmark(state, bytes); })
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond)
         ->MinTime(config.min_time);

@@ -20,8 +20,8 @@ struct BenchConfig {
   std::vector<int> log2_sizes = {16, 18, 20, 22, 24, 26, 28};  ///< n = 2^k for each k
   std::vector<int> and_counts = {0};  ///< key entropy: 0 = uniform, 2 = 0.544 bits/bit, ...
   std::vector<std::string> key_types = {"u32"};  ///< any of u32, i32, f32
-  bool keys = true;      ///< measure keys-only sorts
-  bool pairs = false;    ///< measure key-value sorts
+  bool keys = true;                              ///< measure keys-only sorts
+  bool pairs = false;                            ///< measure key-value sorts
   double min_time = 0.1;  ///< seconds of timed iterations per benchmark (after warm-up)
 };
 
@@ -38,18 +38,18 @@ using SortCall = std::function<void(void*, std::size_t&, const void*, void*, con
                                     std::uint32_t*, std::size_t, cudaStream_t)>;
 
 /// Bytes a sort must move for n keys (the stage's own model), for the GB/s counter.
-using BytesModel = std::function<double(std::size_t n, std::size_t key_bytes,
-                                        std::size_t value_bytes)>;
+using BytesModel =
+    std::function<double(std::size_t n, std::size_t key_bytes, std::size_t value_bytes)>;
 
 /// One entry of the ladder to benchmark.
 struct SortEntry {
-  std::string name;     ///< "stage01", "stage00-cub", "thrust" ...
-  std::string summary;  ///< what this entry changes (becomes the benchmark label)
-  std::string key_type;  ///< "u32", "i32" or "f32"
-  bool pairs = false;    ///< key-value sort?
-  SortCall sort;         ///< the call
-  BytesModel bytes;      ///< the stage's bytes model
-  std::string variant;  ///< optional extra name part, e.g. "r:4" (empty for none)
+  std::string name;        ///< "stage01", "stage00-cub", "thrust" ...
+  std::string summary;     ///< what this entry changes (becomes the benchmark label)
+  std::string key_type;    ///< "u32", "i32" or "f32"
+  bool pairs = false;      ///< key-value sort?
+  SortCall sort;           ///< the call
+  BytesModel bytes;        ///< the stage's bytes model
+  std::string variant;     ///< optional extra name part, e.g. "r:4" (empty for none)
   int max_log2_size = 30;  ///< larger sizes are skipped (a slow stage caps its own sweep)
 };
 

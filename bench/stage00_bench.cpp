@@ -26,6 +26,8 @@ struct Stage00Bench {
 };
 }  // namespace
 
-void register_stage00(const BenchConfig& config) { register_stage<Stage00Bench>(config); }
+void register_stage00(const BenchConfig& config) {
+  register_stage<Stage00Bench>(config);
+}
 
 }  // namespace sortlab::bench

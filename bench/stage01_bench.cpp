@@ -27,6 +27,8 @@ struct Stage01Bench {
 };
 }  // namespace
 
-void register_stage01(const BenchConfig& config) { register_stage<Stage01Bench>(config); }
+void register_stage01(const BenchConfig& config) {
+  register_stage<Stage01Bench>(config);
+}
 
 }  // namespace sortlab::bench

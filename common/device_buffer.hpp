@@ -48,7 +48,8 @@ class DeviceBuffer {
     if (data_ != nullptr) SORTLAB_CUDA_CHECK(cudaFree(data_));
     data_ = nullptr;
     size_ = 0;
-    if (count > 0) SORTLAB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+    if (count > 0)
+      SORTLAB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
     size_ = count;
   }
 

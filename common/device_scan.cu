@@ -46,7 +46,9 @@ __global__ void __launch_bounds__(kScanThreads)
     out[i] += offset;
 }
 
-std::size_t tiles_for(std::size_t n) { return (n + kDeviceScanTileItems - 1) / kDeviceScanTileItems; }
+std::size_t tiles_for(std::size_t n) {
+  return (n + kDeviceScanTileItems - 1) / kDeviceScanTileItems;
+}
 
 /// One array of tile totals per level of the recursion.
 ScratchLayout scan_layout(std::size_t n) {
@@ -65,8 +67,8 @@ void scan_level(const ScratchLayout& layout, void* temp_storage, std::size_t lev
     return;
   }
   std::uint32_t* tile_totals = layout.get<std::uint32_t>(temp_storage, level);
-  scan_tiles_kernel<<<static_cast<unsigned>(tiles), kScanThreads, 0, stream>>>(in, out,
-                                                                               tile_totals, n);
+  scan_tiles_kernel<<<static_cast<unsigned>(tiles), kScanThreads, 0, stream>>>(in, out, tile_totals,
+                                                                               n);
   SORTLAB_CHECK_LAUNCH();
   scan_level(layout, temp_storage, level + 1, tile_totals, tile_totals, tiles, stream);
   add_tile_offsets_kernel<<<static_cast<unsigned>(tiles), kScanThreads, 0, stream>>>(
@@ -76,7 +78,9 @@ void scan_level(const ScratchLayout& layout, void* temp_storage, std::size_t lev
 
 }  // namespace
 
-std::size_t device_exclusive_sum_temp_bytes(std::size_t n) { return scan_layout(n).total_bytes(); }
+std::size_t device_exclusive_sum_temp_bytes(std::size_t n) {
+  return scan_layout(n).total_bytes();
+}
 
 void device_exclusive_sum(void* temp_storage, std::size_t temp_storage_bytes,
                           const std::uint32_t* in, std::uint32_t* out, std::size_t n,

@@ -18,10 +18,10 @@ struct NamedDistribution {
 };
 
 constexpr NamedDistribution kNames[] = {
-    {Distribution::kUniform, "uniform"},       {Distribution::kEntropyReduced, "entropy"},
-    {Distribution::kFewDistinct, "few"},       {Distribution::kAllEqual, "equal"},
-    {Distribution::kSorted, "sorted"},         {Distribution::kReversed, "reversed"},
-    {Distribution::kNearlySorted, "nearly"},   {Distribution::kFloatSpecials, "specials"},
+    {Distribution::kUniform, "uniform"},     {Distribution::kEntropyReduced, "entropy"},
+    {Distribution::kFewDistinct, "few"},     {Distribution::kAllEqual, "equal"},
+    {Distribution::kSorted, "sorted"},       {Distribution::kReversed, "reversed"},
+    {Distribution::kNearlySorted, "nearly"}, {Distribution::kFloatSpecials, "specials"},
 };
 
 /// Exponent width of each floating key type; the mantissa is what remains after the sign bit.
@@ -46,7 +46,8 @@ std::vector<typename KeyTraits<Key>::Bits> special_bit_patterns() {
     const Bits quiet_nan = static_cast<Bits>(infinity | (Bits{1} << (kMantissaBits - 1)));
     const Bits max_denormal = static_cast<Bits>((Bits{1} << kMantissaBits) - 1);
     const Bits max_finite = static_cast<Bits>(infinity - 1);
-    const Bits one = static_cast<Bits>(((Bits{1} << (exponent_bits<Key>() - 1)) - 1) << kMantissaBits);
+    const Bits one =
+        static_cast<Bits>(((Bits{1} << (exponent_bits<Key>() - 1)) - 1) << kMantissaBits);
     for (Bits magnitude : {Bits{0}, infinity, quiet_nan, Bits{1}, max_denormal, max_finite, one}) {
       specials.push_back(magnitude);
       specials.push_back(static_cast<Bits>(magnitude | sign));
@@ -55,7 +56,12 @@ std::vector<typename KeyTraits<Key>::Bits> special_bit_patterns() {
     const Bits all_ones = static_cast<Bits>(~Bits{0});
     const Bits low = std::is_signed_v<Key> ? Traits::kHighBit : Bits{0};
     const Bits high = std::is_signed_v<Key> ? static_cast<Bits>(Traits::kHighBit - 1) : all_ones;
-    specials = {low, high, Bits{0}, Bits{1}, all_ones, static_cast<Bits>(low + 1),
+    specials = {low,
+                high,
+                Bits{0},
+                Bits{1},
+                all_ones,
+                static_cast<Bits>(low + 1),
                 static_cast<Bits>(high - 1)};
   }
   return specials;
@@ -166,7 +172,7 @@ std::vector<std::uint32_t> iota_values(std::size_t n) {
   return values;
 }
 
-#define SORTLAB_INSTANTIATE_GENERATOR(Key)                                                \
+#define SORTLAB_INSTANTIATE_GENERATOR(Key)                                               \
   template std::vector<Key> generate_keys<Key>(Distribution, std::size_t, std::uint64_t, \
                                                const GeneratorOptions&);
 SORTLAB_INSTANTIATE_GENERATOR(std::uint8_t)

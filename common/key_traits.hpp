@@ -117,7 +117,8 @@ struct KeyTraits {
     } else {
       if (bits == kHighBit) bits = 0;  // -0.0 sorts as +0.0
       const bool negative = (bits & kHighBit) != 0;
-      return static_cast<Bits>(negative ? static_cast<Bits>(~bits) : static_cast<Bits>(bits | kHighBit));
+      return static_cast<Bits>(negative ? static_cast<Bits>(~bits)
+                                        : static_cast<Bits>(bits | kHighBit));
     }
   }
 
@@ -136,7 +137,8 @@ SORTLAB_HOST_DEVICE inline std::uint32_t radix_digit(Key key, int first_bit, int
   using Bits = typename KeyTraits<Key>::Bits;
   const Bits ordered = KeyTraits<Key>::to_ordered(key, descending);
   const std::uint64_t shifted = static_cast<std::uint64_t>(ordered) >> first_bit;
-  const std::uint64_t mask = (num_bits >= 64) ? ~std::uint64_t{0} : ((std::uint64_t{1} << num_bits) - 1);
+  const std::uint64_t mask =
+      (num_bits >= 64) ? ~std::uint64_t{0} : ((std::uint64_t{1} << num_bits) - 1);
   return static_cast<std::uint32_t>(shifted & mask);
 }
 

@@ -19,9 +19,9 @@ inline constexpr int kAllBits = -1;
 
 /// What to sort by and in which direction (CUB's begin_bit/end_bit convention).
 struct SortOptions {
-  int begin_bit = 0;         ///< first bit of the ordered key to sort by
-  int end_bit = kAllBits;    ///< one past the last bit; kAllBits means the key's width
-  bool descending = false;   ///< largest first (still stable)
+  int begin_bit = 0;        ///< first bit of the ordered key to sort by
+  int end_bit = kAllBits;   ///< one past the last bit; kAllBits means the key's width
+  bool descending = false;  ///< largest first (still stable)
 };
 
 /// SortOptions with kAllBits resolved to the width of Key.
@@ -49,8 +49,9 @@ void validate_sort_arguments(std::size_t n, const SortOptions& options, const vo
           "sort: n = " + std::to_string(n) + " exceeds the supported maximum of 2^30 items");
   require(resolved.begin_bit >= 0 && resolved.begin_bit <= resolved.end_bit &&
               resolved.end_bit <= width,
-          "sort: need 0 <= begin_bit <= end_bit <= " + std::to_string(width) + ", got begin_bit = " +
-              std::to_string(resolved.begin_bit) + ", end_bit = " + std::to_string(resolved.end_bit));
+          "sort: need 0 <= begin_bit <= end_bit <= " + std::to_string(width) +
+              ", got begin_bit = " + std::to_string(resolved.begin_bit) +
+              ", end_bit = " + std::to_string(resolved.end_bit));
   if (n == 0) return;
   require(keys_in != nullptr && keys_out != nullptr, "sort: key pointers must not be null");
   require(keys_in != keys_out, "sort: in-place sorting is not supported (keys_out == keys_in)");
@@ -66,10 +67,11 @@ void validate_sort_arguments(std::size_t n, const SortOptions& options, const vo
 /// \param have bytes the caller passed
 /// \param need bytes the sort requires
 inline void validate_temp_storage(const void* temp_storage, std::size_t have, std::size_t need) {
-  require(need == 0 || temp_storage != nullptr, "sort: temp_storage is null but the sort needs " +
-                                                   std::to_string(need) + " bytes");
-  require(have >= need, "sort: temp_storage_bytes = " + std::to_string(have) + " but the sort needs " +
-                            std::to_string(need) + " bytes (query it first with temp_storage = nullptr)");
+  require(need == 0 || temp_storage != nullptr,
+          "sort: temp_storage is null but the sort needs " + std::to_string(need) + " bytes");
+  require(have >= need, "sort: temp_storage_bytes = " + std::to_string(have) +
+                            " but the sort needs " + std::to_string(need) +
+                            " bytes (query it first with temp_storage = nullptr)");
 }
 
 }  // namespace sortlab

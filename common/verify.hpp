@@ -19,9 +19,9 @@ namespace sortlab {
 
 /// Outcome of a verification; converts to true when the output is right.
 struct VerifyResult {
-  bool ok = true;                 ///< true when every check passed
+  bool ok = true;                   ///< true when every check passed
   std::size_t first_bad_index = 0;  ///< first output index that is wrong (when !ok)
-  std::string message;            ///< what is wrong, in words (when !ok)
+  std::string message;              ///< what is wrong, in words (when !ok)
   /// True when the output is right.
   explicit operator bool() const noexcept { return ok; }
 };
@@ -82,6 +82,28 @@ VerifyResult verify_sorted_keys(const std::vector<Key>& input, const std::vector
   return {};
 }
 
+/// verify_sorted_keys() plus stability: keys with equal sort bits but different bit patterns
+/// (-0.0 and +0.0; keys that differ only outside [begin_bit, end_bit)) keep their input order.
+/// Every sortlab sort is stable, so the output must equal the stable reference bit for bit.
+/// \param input keys before sorting
+/// \param output keys after sorting
+/// \param options the bit range and direction the sort used
+template <typename Key>
+VerifyResult verify_stably_sorted_keys(const std::vector<Key>& input,
+                                       const std::vector<Key>& output,
+                                       const SortOptions& options = {}) {
+  if (VerifyResult sorted = verify_sorted_keys(input, output, options); !sorted) return sorted;
+  const std::vector<Key> expected = reference_sort_keys(input, options);
+  for (std::size_t i = 0; i < output.size(); ++i) {
+    if (KeyTraits<Key>::raw_bits(output[i]) != KeyTraits<Key>::raw_bits(expected[i]))
+      return detail::failure(i, "key at index " + std::to_string(i) + " is " +
+                                    detail::hex_bits(output[i]) + " but the stable order has " +
+                                    detail::hex_bits(expected[i]) +
+                                    ": keys with equal sort bits lost their input order");
+  }
+  return {};
+}
+
 /// Checks key-value output against the stable reference: sorted, a permutation of the input pairs,
 /// and equal keys in input order. With values from iota_values() a value names its input position.
 template <typename Key, typename Value>
@@ -97,8 +119,8 @@ VerifyResult verify_sorted_pairs(const std::vector<Key>& input_keys,
   std::vector<Value> expected_values;
   reference_sort_pairs(input_keys, input_values, expected_keys, expected_values, options);
   for (std::size_t i = 0; i < output_keys.size(); ++i) {
-    const bool same_key = KeyTraits<Key>::raw_bits(output_keys[i]) ==
-                          KeyTraits<Key>::raw_bits(expected_keys[i]);
+    const bool same_key =
+        KeyTraits<Key>::raw_bits(output_keys[i]) == KeyTraits<Key>::raw_bits(expected_keys[i]);
     if (!same_key || output_values[i] != expected_values[i]) {
       std::ostringstream message;
       message << "pair at index " << i << " is (" << detail::hex_bits(output_keys[i]) << ", "

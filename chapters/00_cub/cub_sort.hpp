@@ -14,7 +14,8 @@
 namespace sortlab::stage00 {
 
 /// What this entry is (the benchmark label and the results table use it).
-inline constexpr const char kSummary[] = "CUB DeviceRadixSort (onesweep, 8-bit digits): the baseline";
+inline constexpr const char kSummary[] =
+    "CUB DeviceRadixSort (onesweep, 8-bit digits): the baseline";
 
 /// Sorts keys with cub::DeviceRadixSort::SortKeys / SortKeysDescending. Same contract as
 /// sortlab::stage01::sort_keys (query with temp_storage == nullptr, then sort).

@@ -15,9 +15,8 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
   const int items = static_cast<int>(n);
   if (temp_storage != nullptr) {
     std::size_t needed = 0;
-    SORTLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, needed, keys_in, keys_out, items,
-                                                      resolved.begin_bit, resolved.end_bit,
-                                                      stream));
+    SORTLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
+        nullptr, needed, keys_in, keys_out, items, resolved.begin_bit, resolved.end_bit, stream));
     validate_temp_storage(temp_storage, temp_storage_bytes, needed);
   }
   if (resolved.descending) {

@@ -36,10 +36,10 @@ unsigned blocks_for(std::size_t n) {
 template <typename Key>
 void run_pass(const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
               std::uint32_t* values_out, std::uint32_t* bits, std::uint32_t* ones_before,
-              void* scan_temp, std::size_t scan_temp_bytes, std::size_t n, int bit,
-              bool descending, std::uint32_t* destinations, cudaStream_t stream) {
-  extract_bit_kernel<Key><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(keys_in, bits, n, bit,
-                                                                          descending);
+              void* scan_temp, std::size_t scan_temp_bytes, std::size_t n, int bit, bool descending,
+              std::uint32_t* destinations, cudaStream_t stream) {
+  extract_bit_kernel<Key>
+      <<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(keys_in, bits, n, bit, descending);
   SORTLAB_CHECK_LAUNCH();
   device_exclusive_sum(scan_temp, scan_temp_bytes, bits, ones_before, n, stream);
   if (values_in != nullptr) {
@@ -69,8 +69,8 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   const SortOptions resolved = resolve<Key>(options);
   const int passes = resolved.end_bit - resolved.begin_bit;
   if (passes == 0 || n == 1) {  // nothing to reorder: the output is the input
-    SORTLAB_CUDA_CHECK(cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key),
-                                       cudaMemcpyDeviceToDevice, stream));
+    SORTLAB_CUDA_CHECK(
+        cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
     if (with_values)
       SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out, values_in, n * sizeof(std::uint32_t),
                                          cudaMemcpyDeviceToDevice, stream));
@@ -78,7 +78,8 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   }
   const auto& layout = scratch.layout;
   Key* alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
-  std::uint32_t* alternate_values = layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
+  std::uint32_t* alternate_values =
+      layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
   std::uint32_t* bits = layout.get<std::uint32_t>(temp_storage, scratch.bits);
   std::uint32_t* ones_before = layout.get<std::uint32_t>(temp_storage, scratch.ones_before);
   void* scan_temp = layout.get<unsigned char>(temp_storage, scratch.scan_temp);
@@ -121,6 +122,7 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
 template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending) {
   require(bit >= 0 && bit < KeyTraits<Key>::kNumBits, "trace_pass: bit out of range");
+  require(keys.size() <= kMaxSortItems, "trace_pass: more than 2^30 keys");
   const std::size_t n = keys.size();
   PassTrace<Key> trace;
   if (n == 0) return trace;
@@ -139,8 +141,8 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending
 }
 
 double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits) {
-  const double per_key_per_pass = (key_bytes + 4.0)                      // bits kernel
-                                  + 8.0                                  // scan
+  const double per_key_per_pass = (key_bytes + 4.0)                               // bits kernel
+                                  + 8.0                                           // scan
                                   + (2.0 * key_bytes + 2.0 * value_bytes + 8.0);  // scatter
   return static_cast<double>(n) * num_bits * per_key_per_pass;
 }

@@ -59,7 +59,8 @@ inline constexpr int kMinRadixBits = 1;
 /// bucket counts can be scanned with one block-wide scan.
 inline constexpr int kMaxRadixBits = 8;
 
-/// The default digit width, the fastest in the r sweep on an H100. The local split costs one
+/// The default digit width, the fastest in the r sweep at 2^24 keys on an H100 (at 2^20, r = 6
+/// and 7 are a few percent faster: see the README's sweep tables). The local split costs one
 /// 1-bit round per key bit whatever r is (ceil(32/r) passes x r rounds), so a wider digit saves
 /// whole passes of key traffic almost for free until the table (2^r rows) and the shorter runs
 /// per bucket bite: at r = 5 a 256-key tile has 32 buckets of about 8 keys, one 32-byte sector

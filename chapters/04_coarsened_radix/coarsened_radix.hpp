@@ -49,7 +49,9 @@ inline constexpr int kMaxRadixBits = 8;
 /// Most buckets a pass can have (2^kMaxRadixBits): the size of the per-bucket shared arrays.
 inline constexpr int kMaxBuckets = 1 << kMaxRadixBits;
 
-/// The default digit width: 16 buckets, 8 passes over 32-bit keys (as stage 03).
+/// The default digit width: 16 buckets, 8 passes over 32-bit keys. Stage 03's default is r = 5
+/// (7 passes); stage 04 keeps the textbook's r = 4 so that its keys-per-thread sweep isolates
+/// coarsening (the README compares against stage 03 at r = 4 as well).
 inline constexpr int kDefaultRadixBits = 4;
 
 /// The keys-per-thread values the kernels are compiled for. The kernels take K as a template

@@ -285,5 +285,39 @@ TEST(VerifyPairs, FloatZerosMustKeepInputOrder) {
   EXPECT_EQ(swapped.first_bad_index, 0u);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Stability of keys-only sorts: equal sort bits, different bit patterns.
+
+TEST(VerifyStableKeys, AcceptsTheStableReference) {
+  for (const SortOptions& options : {SortOptions{}, SortOptions{0, 4, false}, kDescending}) {
+    const auto keys = generate_keys<float>(Distribution::kFloatSpecials, 2000, 7);
+    const VerifyResult result =
+        verify_stably_sorted_keys(keys, reference_sort_keys(keys, options), options);
+    EXPECT_TRUE(result.ok) << result.message;
+  }
+}
+
+TEST(VerifyStableKeys, CatchesZerosOutOfInputOrder) {
+  const std::vector<float> keys = {-0.0f, 1.0f, 0.0f};
+  const std::vector<float> swapped = {0.0f, -0.0f, 1.0f};  // sorted, but +0 jumped ahead of -0
+  EXPECT_TRUE(verify_sorted_keys(keys, swapped).ok);       // order and permutation hold
+  const VerifyResult result = verify_stably_sorted_keys(keys, swapped);
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.first_bad_index, 0u);
+  EXPECT_TRUE(mentions(result, "input order")) << result.message;
+}
+
+TEST(VerifyStableKeys, CatchesInstabilityInsideABitWindow) {
+  // Sorting on the low nibble only: 0x10 and 0x20 tie and must keep input order.
+  const std::vector<std::uint32_t> keys = {0x20, 0x13, 0x10};
+  const SortOptions low_nibble{0, 4, false};
+  const std::vector<std::uint32_t> unstable = {0x10, 0x20, 0x13};
+  EXPECT_TRUE(verify_sorted_keys(keys, unstable, low_nibble).ok);
+  const VerifyResult result = verify_stably_sorted_keys(keys, unstable, low_nibble);
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.first_bad_index, 0u);
+  EXPECT_TRUE(verify_stably_sorted_keys(keys, {0x20, 0x10, 0x13}, low_nibble).ok);
+}
+
 }  // namespace
 }  // namespace sortlab

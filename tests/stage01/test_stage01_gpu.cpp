@@ -21,8 +21,8 @@ struct Stage01Sorter {
   static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
                          const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
                          const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage01::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n,
-                                 options, stream);
+    sortlab::stage01::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options,
+                                 stream);
   }
 };
 
@@ -45,17 +45,19 @@ TYPED_TEST(Stage01Trace, PassArraysMatchTheCpuModel) {
                         std::size_t{1025}, std::size_t{5000}, std::size_t{1} << 20 | 3}) {
     for (int bit : {0, 7, 31}) {
       for (bool descending : {false, true}) {
-        SCOPED_TRACE(sortlab::testing::case_label(n, "uniform", seed) + " bit=" +
-                     std::to_string(bit) + " descending=" + std::to_string(descending));
+        SCOPED_TRACE(sortlab::testing::case_label(n, "uniform", seed) +
+                     " bit=" + std::to_string(bit) + " descending=" + std::to_string(descending));
         const auto keys = sortlab::generate_keys<Key>(sortlab::Distribution::kUniform, n, seed + n);
         const auto gpu = sortlab::stage01::trace_pass(keys, bit, descending);
         const auto cpu = sortlab::stage01::model_pass(keys, bit, descending);
         ASSERT_EQ(gpu.bits, cpu.bits);
         ASSERT_EQ(gpu.ones_before, cpu.ones_before);
         ASSERT_EQ(gpu.destinations, cpu.destinations);
-        ASSERT_TRUE(sortlab::verify_sorted_keys(cpu.keys_out, gpu.keys_out,
-                                                sortlab::SortOptions{bit, bit + 1, descending}))
-            << "keys after the pass differ from the model";
+        ASSERT_EQ(gpu.keys_out.size(), cpu.keys_out.size());
+        for (std::size_t i = 0; i < n; ++i)  // bit for bit: both are the same stable split
+          ASSERT_EQ(sortlab::KeyTraits<Key>::raw_bits(gpu.keys_out[i]),
+                    sortlab::KeyTraits<Key>::raw_bits(cpu.keys_out[i]))
+              << "keys after the pass differ from the model at " << i;
       }
     }
   }

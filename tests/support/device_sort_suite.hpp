@@ -12,13 +12,13 @@
 ///   template <typename Key>
 ///   static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
 ///                          const std::uint32_t* values_in, std::uint32_t* values_out,
-///                          std::size_t n, const sortlab::SortOptions& options, cudaStream_t stream);
+///                          std::size_t n, const sortlab::SortOptions& options, cudaStream_t
+///                          stream);
 /// };
-/// using Stage01Cases = ::testing::Types<sortlab::testing::SortCase<Stage01Sorter, std::uint32_t>, ...>;
-/// INSTANTIATE_TYPED_TEST_SUITE_P(Stage01, DeviceSortSuite, Stage01Cases);
-/// \endcode
-/// Every run poisons the outputs and the scratch, draws fresh keys (seed printed on failure), and
-/// checks order, permutation and (for pairs) stability against the CPU reference.
+/// using Stage01Cases = ::testing::Types<sortlab::testing::SortCase<Stage01Sorter, std::uint32_t>,
+/// ...>; INSTANTIATE_TYPED_TEST_SUITE_P(Stage01, DeviceSortSuite, Stage01Cases); \endcode Every run
+/// poisons the outputs and the scratch, draws fresh keys (seed printed on failure), and checks
+/// order, permutation and (for pairs) stability against the CPU reference.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -46,6 +46,18 @@ struct SortCase {
   using Key = KeyT;        ///< the key type
 };
 
+/// The sorts promise not to modify their input (keys_in is const): check it bit for bit.
+/// \param device_input the input buffer after the sort
+/// \param host_input what was uploaded
+template <typename T>
+void expect_input_untouched(const DeviceBuffer<T>& device_input, const std::vector<T>& host_input) {
+  const std::vector<T> after = device_input.download();
+  ASSERT_EQ(after.size(), host_input.size());
+  for (std::size_t i = 0; i < after.size(); ++i)
+    ASSERT_EQ(KeyTraits<T>::raw_bits(after[i]), KeyTraits<T>::raw_bits(host_input[i]))
+        << "the sort modified its input at index " << i;
+}
+
 /// Runs Sorter's keys-only sort on \p keys (scratch and output poisoned) and verifies the result.
 template <typename Sorter, typename Key>
 void expect_sorts_keys(const std::vector<Key>& keys, const SortOptions& options = {}) {
@@ -60,9 +72,9 @@ void expect_sorts_keys(const std::vector<Key>& keys, const SortOptions& options 
   Sorter::template sort_keys<Key>(temp.data(), temp_bytes, keys_in.data(), keys_out.data(),
                                   keys.size(), options, nullptr);
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
-  const VerifyResult result = verify_sorted_keys(keys, keys_out.download(), options);
+  const VerifyResult result = verify_stably_sorted_keys(keys, keys_out.download(), options);
   EXPECT_TRUE(result.ok) << result.message;
-  EXPECT_EQ(keys_in.download().size(), keys.size());
+  expect_input_untouched(keys_in, keys);
 }
 
 /// Runs Sorter's pair sort with values 0..n-1 and verifies order, permutation and stability.
@@ -88,6 +100,8 @@ void expect_sorts_pairs(const std::vector<Key>& keys, const SortOptions& options
   const VerifyResult result =
       verify_sorted_pairs(keys, values, keys_out.download(), values_out.download(), options);
   EXPECT_TRUE(result.ok) << result.message;
+  expect_input_untouched(keys_in, keys);
+  expect_input_untouched(values_in, values);
 }
 
 /// Typed fixture: TypeParam is a SortCase.
@@ -166,15 +180,15 @@ TYPED_TEST_P(DeviceSortSuite, DescendingAndBitRanges) {
   const std::uint64_t seed = test_seed();
   const int width = KeyTraits<Key>::kNumBits;
   const SortOptions option_sets[] = {
-      {0, kAllBits, true},     // descending, all bits
-      {0, 4, false},           // low nibble only: the rest must keep input order
-      {3, width - 5, false},   // a window in the middle
+      {0, kAllBits, true},       // descending, all bits
+      {0, 4, false},             // low nibble only: the rest must keep input order
+      {3, width - 5, false},     // a window in the middle
       {width - 8, width, true},  // top byte, descending
-      {5, 5, false},           // empty bit range: output is a copy of the input
+      {5, 5, false},             // empty bit range: output is a copy of the input
   };
   for (const SortOptions& options : option_sets)
-    for (Distribution distribution : {Distribution::kUniform, Distribution::kFewDistinct,
-                                      Distribution::kFloatSpecials})
+    for (Distribution distribution :
+         {Distribution::kUniform, Distribution::kFewDistinct, Distribution::kFloatSpecials})
       for (std::size_t n : capped({0, 1, 33, 1000, 3 * Sorter::kTileItems + 7, 100003})) {
         const bool partial_descending = options.descending && options.end_bit != kAllBits &&
                                         (options.begin_bit > 0 || options.end_bit < width);
@@ -212,8 +226,8 @@ TYPED_TEST_P(DeviceSortSuite, RejectsBadArguments) {
   if (temp_bytes > 0) {
     DeviceBuffer<unsigned char> small(temp_bytes);
     std::size_t too_few = temp_bytes - 1;
-    EXPECT_THROW(Sorter::template sort_keys<Key>(small.data(), too_few, keys.data(), keys.data() + 8,
-                                                 8, SortOptions{}, nullptr),
+    EXPECT_THROW(Sorter::template sort_keys<Key>(small.data(), too_few, keys.data(),
+                                                 keys.data() + 8, 8, SortOptions{}, nullptr),
                  Error);
   }
 }

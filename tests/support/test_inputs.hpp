@@ -45,7 +45,8 @@ inline std::vector<std::size_t> large_sizes() {
 /// Tests print it with every failure.
 inline std::uint64_t test_seed() {
   if (const char* text = std::getenv("SORTLAB_TEST_SEED")) return std::strtoull(text, nullptr, 0);
-  static const std::uint64_t fresh = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  static const std::uint64_t fresh =
+      (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   return fresh;
 }
 
