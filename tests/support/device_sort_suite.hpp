@@ -107,6 +107,7 @@ void expect_sorts_pairs(const std::vector<Key>& keys, const SortOptions& options
 /// Typed fixture: TypeParam is a SortCase.
 template <typename Case>
 class DeviceSortSuite : public ::testing::Test {};
+/// Declares the suite; a stage instantiates it with INSTANTIATE_TYPED_TEST_SUITE_P.
 TYPED_TEST_SUITE_P(DeviceSortSuite);
 
 /// Whether Sorter maps -0.0 and +0.0 to one bit pattern *inside* partial descending bit ranges
@@ -126,6 +127,7 @@ inline std::vector<Distribution> large_size_distributions() {
           Distribution::kReversed, Distribution::kFloatSpecials};
 }
 
+/// Keys only: every distribution at every small size (tile boundaries included).
 TYPED_TEST_P(DeviceSortSuite, KeysAllDistributionsSmallSizes) {
   using Sorter = typename TypeParam::Sorter;
   using Key = typename TypeParam::Key;
@@ -138,6 +140,7 @@ TYPED_TEST_P(DeviceSortSuite, KeysAllDistributionsSmallSizes) {
     }
 }
 
+/// Keys only: 2^20 and 2^24 keys for the distributions that stress a radix sort most.
 TYPED_TEST_P(DeviceSortSuite, KeysLargeSizes) {
   using Sorter = typename TypeParam::Sorter;
   using Key = typename TypeParam::Key;
@@ -150,6 +153,7 @@ TYPED_TEST_P(DeviceSortSuite, KeysLargeSizes) {
     }
 }
 
+/// Pairs: every distribution at every small size; values must travel with their keys, stably.
 TYPED_TEST_P(DeviceSortSuite, PairsAreStableSmallSizes) {
   using Sorter = typename TypeParam::Sorter;
   using Key = typename TypeParam::Key;
@@ -162,6 +166,7 @@ TYPED_TEST_P(DeviceSortSuite, PairsAreStableSmallSizes) {
     }
 }
 
+/// Pairs at 2^20 and 2^24: uniform and few distinct keys (long runs of ties).
 TYPED_TEST_P(DeviceSortSuite, PairsAreStableLargeSizes) {
   using Sorter = typename TypeParam::Sorter;
   using Key = typename TypeParam::Key;
@@ -174,6 +179,7 @@ TYPED_TEST_P(DeviceSortSuite, PairsAreStableLargeSizes) {
     }
 }
 
+/// Descending order, partial bit ranges (the other bits keep input order) and empty ranges.
 TYPED_TEST_P(DeviceSortSuite, DescendingAndBitRanges) {
   using Sorter = typename TypeParam::Sorter;
   using Key = typename TypeParam::Key;
@@ -206,6 +212,7 @@ TYPED_TEST_P(DeviceSortSuite, DescendingAndBitRanges) {
       }
 }
 
+/// Caller errors throw sortlab::Error: in-place, bad bit range, too many items, small scratch.
 TYPED_TEST_P(DeviceSortSuite, RejectsBadArguments) {
   using Sorter = typename TypeParam::Sorter;
   using Key = typename TypeParam::Key;
@@ -232,6 +239,7 @@ TYPED_TEST_P(DeviceSortSuite, RejectsBadArguments) {
   }
 }
 
+/// Registers every test of the suite.
 REGISTER_TYPED_TEST_SUITE_P(DeviceSortSuite, KeysAllDistributionsSmallSizes, KeysLargeSizes,
                             PairsAreStableSmallSizes, PairsAreStableLargeSizes,
                             DescendingAndBitRanges, RejectsBadArguments);
