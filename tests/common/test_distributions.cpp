@@ -18,6 +18,7 @@
 #include "common/distributions.hpp"
 #include "common/errors.hpp"
 #include "common/key_traits.hpp"
+#include "tests/support/key_types.hpp"
 
 namespace sortlab {
 namespace {
@@ -54,29 +55,9 @@ double one_bit_fraction(const std::vector<Key>& keys) {
   return static_cast<double>(ones) / (static_cast<double>(keys.size()) * KeyTraits<Key>::kNumBits);
 }
 
-struct KeyName {
-  template <typename T>
-  static std::string GetName(int) {
-    if constexpr (std::is_same_v<T, std::uint8_t>) return "u8";
-    if constexpr (std::is_same_v<T, std::uint16_t>) return "u16";
-    if constexpr (std::is_same_v<T, std::uint32_t>) return "u32";
-    if constexpr (std::is_same_v<T, std::uint64_t>) return "u64";
-    if constexpr (std::is_same_v<T, std::int8_t>) return "i8";
-    if constexpr (std::is_same_v<T, std::int16_t>) return "i16";
-    if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
-    if constexpr (std::is_same_v<T, std::int64_t>) return "i64";
-    if constexpr (std::is_same_v<T, float>) return "f32";
-    if constexpr (std::is_same_v<T, double>) return "f64";
-    if constexpr (std::is_same_v<T, __half>) return "f16";
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bf16";
-    return "unknown";
-  }
-};
-
-using AllKeyTypes = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t,
-                                     std::int8_t, std::int16_t, std::int32_t, std::int64_t, float,
-                                     double, __half, __nv_bfloat16>;
-using FloatingKeyTypes = ::testing::Types<float, double, __half, __nv_bfloat16>;
+using sortlab::testing::AllKeyTypes;
+using sortlab::testing::FloatingKeyTypes;
+using sortlab::testing::KeyName;
 
 // ---------------------------------------------------------------------------------------------
 // Every key type and distribution.
