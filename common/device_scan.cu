@@ -82,6 +82,16 @@ std::size_t device_exclusive_sum_temp_bytes(std::size_t n) {
   return scan_layout(n).total_bytes();
 }
 
+double device_exclusive_sum_bytes(std::size_t n) {
+  const std::size_t tiles = tiles_for(n);
+  const double items = static_cast<double>(n);
+  if (tiles <= 1) return 8.0 * items;  // scan_tiles_kernel: read and write every item
+  const double totals = static_cast<double>(tiles);
+  return 8.0 * items + 4.0 * totals           // scan the tiles, write their totals
+         + device_exclusive_sum_bytes(tiles)  // scan the totals in place
+         + 8.0 * items + 4.0 * totals;        // add back: read and write items, read offsets
+}
+
 void device_exclusive_sum(void* temp_storage, std::size_t temp_storage_bytes,
                           const std::uint32_t* in, std::uint32_t* out, std::size_t n,
                           cudaStream_t stream) {

@@ -22,6 +22,12 @@ inline constexpr std::size_t kDeviceScanTileItems = 1024;
 /// Bytes of scratch device_exclusive_sum() needs for \p n items (0 when one tile suffices).
 std::size_t device_exclusive_sum_temp_bytes(std::size_t n);
 
+/// Bytes of device memory one device_exclusive_sum() of \p n items reads and writes: the count
+/// the stages' bandwidth models (`bytes_moved`) charge for their scans. A single tile reads and
+/// writes each item once (8 bytes per item); more tiles add the tile totals, their own scan and
+/// the add-back pass, which reads and writes every item again (16 bytes per item in all).
+double device_exclusive_sum_bytes(std::size_t n);
+
 /// out[i] = in[0] + ... + in[i-1], for i < n; \p in and \p out may be the same array.
 /// Asynchronous on \p stream; throws sortlab::Error for too little scratch.
 /// \param temp_storage scratch of at least device_exclusive_sum_temp_bytes(n) bytes

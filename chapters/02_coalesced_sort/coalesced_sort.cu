@@ -7,6 +7,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
+#include "common/ping_pong_passes.hpp"
 #include "common/scratch_layout.hpp"
 
 namespace sortlab::stage02 {
@@ -91,38 +92,33 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
 
   const SortOptions resolved = resolve<Key>(options);
   const int passes = resolved.end_bit - resolved.begin_bit;
+  const auto& layout = scratch.layout;
+  PingPongArrays<Key, std::uint32_t> arrays;
+  arrays.keys_in = keys_in;
+  arrays.keys_out = keys_out;
+  arrays.alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
+  if (with_values) {
+    arrays.values_in = values_in;
+    arrays.values_out = values_out;
+    arrays.alternate_values = layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
+  }
   if (passes == 0 || n == 1) {  // nothing to reorder: the output is the input
-    SORTLAB_CUDA_CHECK(
-        cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
-    if (with_values)
-      SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out, values_in, n * sizeof(std::uint32_t),
-                                         cudaMemcpyDeviceToDevice, stream));
+    copy_input_to_output(arrays, n, stream);
     return;
   }
-  const auto& layout = scratch.layout;
-  Key* alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
-  std::uint32_t* alternate_values =
-      layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
   std::uint32_t* table = layout.get<std::uint32_t>(temp_storage, scratch.table);
   std::uint32_t* scanned_table = layout.get<std::uint32_t>(temp_storage, scratch.scanned_table);
   void* scan_temp = layout.get<unsigned char>(temp_storage, scratch.scan_temp);
   const std::size_t scan_temp_bytes = device_exclusive_sum_temp_bytes(table_entries(n));
-
-  const Key* source_keys = keys_in;
-  const std::uint32_t* source_values = values_in;
-  for (int pass = 0; pass < passes; ++pass) {
-    // Pick the target so that the last pass writes keys_out: passes-1-pass even -> keys_out.
-    const bool to_output = (passes - 1 - pass) % 2 == 0;
-    Key* target_keys = to_output ? keys_out : alternate_keys;
-    // Null for keys only: a null values pointer is what selects the keys-only kernel.
-    std::uint32_t* target_values =
-        with_values ? (to_output ? values_out : alternate_values) : nullptr;
-    run_pass(source_keys, target_keys, source_values, target_values, table, scanned_table,
-             scan_temp, scan_temp_bytes, n, resolved.begin_bit + pass, resolved.descending,
-             PassDebug<Key>{}, stream);
-    source_keys = target_keys;
-    source_values = target_values;
-  }
+  // One pass per bit, least significant first; the pass loop picks each pass's arrays.
+  run_ping_pong_passes(passes, arrays,
+                       [&](int pass, const Key* source_keys, Key* target_keys,
+                           const std::uint32_t* source_values, std::uint32_t* target_values) {
+                         run_pass(source_keys, target_keys, source_values, target_values, table,
+                                  scanned_table, scan_temp, scan_temp_bytes, n,
+                                  resolved.begin_bit + pass, resolved.descending, PassDebug<Key>{},
+                                  stream);
+                       });
 }
 
 }  // namespace
@@ -176,13 +172,13 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending
 }
 
 double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits) {
-  // Table traffic per tile: the count kernel writes 2 counts, the scan reads and writes them,
-  // the scatter kernel reads its 2 starts: 4 x 2 x 4 bytes, shared by the tile's keys.
-  const double table_bytes_per_key = 4.0 * kNumBuckets * 4.0 / static_cast<double>(kTileItems);
-  const double per_key_per_pass = key_bytes                                 // count kernel
-                                  + table_bytes_per_key                     // table and scan
-                                  + (2.0 * key_bytes + 2.0 * value_bytes);  // split + scatter
-  return static_cast<double>(n) * num_bits * per_key_per_pass;
+  const double keys = static_cast<double>(n);
+  const double tuple_bytes = static_cast<double>(key_bytes + value_bytes);
+  const double entries = static_cast<double>(table_entries(n));  // 2 counts per tile
+  const double per_pass = keys * key_bytes + 4.0 * entries       // count: keys in, table out
+                          + device_exclusive_sum_bytes(table_entries(n))  // scan of the table
+                          + 2.0 * keys * tuple_bytes + 4.0 * entries;     // scatter: tuples, starts
+  return per_pass * num_bits;
 }
 
 // One instantiation per supported key type, here and only here (tests and tools link them).

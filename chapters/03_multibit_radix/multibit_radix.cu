@@ -9,6 +9,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
+#include "common/ping_pong_passes.hpp"
 #include "common/scratch_layout.hpp"
 
 namespace sortlab::stage03 {
@@ -97,44 +98,38 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   validate_temp_storage(temp_storage, temp_storage_bytes, scratch.layout.total_bytes());
   if (n == 0) return;
 
+  const auto& layout = scratch.layout;
+  PingPongArrays<Key, std::uint32_t> arrays;
+  arrays.keys_in = keys_in;
+  arrays.keys_out = keys_out;
+  arrays.alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
+  if (with_values) {
+    arrays.values_in = values_in;
+    arrays.values_out = values_out;
+    arrays.alternate_values = layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
+  }
   const int passes = num_passes(range_bits, config);
   if (passes == 0 || n == 1) {  // nothing to reorder: the output is the input
-    SORTLAB_CUDA_CHECK(
-        cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
-    if (with_values)
-      SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out, values_in, n * sizeof(std::uint32_t),
-                                         cudaMemcpyDeviceToDevice, stream));
+    copy_input_to_output(arrays, n, stream);
     return;
   }
-  const auto& layout = scratch.layout;
-  Key* alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
-  std::uint32_t* alternate_values =
-      layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
   std::uint32_t* table = layout.get<std::uint32_t>(temp_storage, scratch.table);
   void* scan_temp = layout.get<unsigned char>(temp_storage, scratch.scan_temp);
   // The widest pass's scan needs the most scratch; narrower tables need no more.
   const std::size_t scan_temp_bytes =
       device_exclusive_sum_temp_bytes(table_entries(n, std::min(config.radix_bits, range_bits)));
-
-  const Key* source_keys = keys_in;
-  const std::uint32_t* source_values = values_in;
-  for (int pass = 0; pass < passes; ++pass) {
-    const int first_bit = resolved.begin_bit + pass * config.radix_bits;
-    // The last pass is narrower when r does not divide the bit range.
-    const int num_bits = std::min(config.radix_bits, resolved.end_bit - first_bit);
-    // Pick the target so that the last pass writes keys_out: passes-1-pass even -> keys_out.
-    // Keys-only sorts keep both value pointers null in every pass (null selects the keys-only
-    // kernel).
-    const bool to_output = (passes - 1 - pass) % 2 == 0;
-    Key* target_keys = to_output ? keys_out : alternate_keys;
-    std::uint32_t* target_values = nullptr;
-    if (with_values) target_values = to_output ? values_out : alternate_values;
-    run_pass<Key>(source_keys, target_keys, source_values, target_values, table, table, scan_temp,
-                  scan_temp_bytes, n, first_bit, num_bits, resolved.descending, PassDebug<Key>{},
-                  stream);
-    source_keys = target_keys;
-    source_values = target_values;
-  }
+  // ceil(bits / r) passes, least significant digit first; the pass loop picks the arrays.
+  run_ping_pong_passes(passes, arrays,
+                       [&](int pass, const Key* source_keys, Key* target_keys,
+                           const std::uint32_t* source_values, std::uint32_t* target_values) {
+                         const int first_bit = resolved.begin_bit + pass * config.radix_bits;
+                         // The last pass is narrower when r does not divide the bit range.
+                         const int num_bits =
+                             std::min(config.radix_bits, resolved.end_bit - first_bit);
+                         run_pass<Key>(source_keys, target_keys, source_values, target_values,
+                                       table, table, scan_temp, scan_temp_bytes, n, first_bit,
+                                       num_bits, resolved.descending, PassDebug<Key>{}, stream);
+                       });
 }
 
 }  // namespace
@@ -210,12 +205,12 @@ double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes
   double total = 0.0;
   for (int done = 0; done < num_bits; done += config.radix_bits) {
     const int pass_bits = std::min(config.radix_bits, num_bits - done);
-    const double entries = static_cast<double>(table_entries(n, pass_bits));
-    total += keys * key_bytes                                    // count: read keys
-             + entries * 4.0                                     // count: write table
-             + entries * 8.0                                     // scan: read + write
-             + keys * (key_bytes + value_bytes) + entries * 4.0  // scatter: read
-             + keys * (key_bytes + value_bytes);                 // scatter: write
+    const std::size_t entries = table_entries(n, pass_bits);
+    const double table_bytes = 4.0 * static_cast<double>(entries);
+    total += keys * key_bytes + table_bytes                    // count: keys in, table out
+             + device_exclusive_sum_bytes(entries)             // scan of the table
+             + keys * (key_bytes + value_bytes) + table_bytes  // scatter: tuples, starts in
+             + keys * (key_bytes + value_bytes);               // scatter: tuples out
   }
   return total;
 }

@@ -10,6 +10,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
+#include "common/ping_pong_passes.hpp"
 #include "common/scratch_layout.hpp"
 
 namespace sortlab::stage04 {
@@ -148,18 +149,20 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
 
   const SortOptions resolved = resolve<Key>(options);
   const int num_bits = resolved.end_bit - resolved.begin_bit;
+  const auto& layout = scratch.layout;
+  PingPongArrays<Key, std::uint32_t> arrays;
+  arrays.keys_in = keys_in;
+  arrays.keys_out = keys_out;
+  arrays.alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
+  if (with_values) {
+    arrays.values_in = values_in;
+    arrays.values_out = values_out;
+    arrays.alternate_values = layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
+  }
   if (num_bits == 0 || n == 1) {  // nothing to reorder: the output is the input
-    SORTLAB_CUDA_CHECK(
-        cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
-    if (with_values)
-      SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out, values_in, n * sizeof(std::uint32_t),
-                                         cudaMemcpyDeviceToDevice, stream));
+    copy_input_to_output(arrays, n, stream);
     return;
   }
-  const auto& layout = scratch.layout;
-  Key* alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
-  std::uint32_t* alternate_values =
-      layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
 
   Pass<Key> pass{};
   pass.table = layout.get<std::uint32_t>(temp_storage, scratch.table);
@@ -169,24 +172,22 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   pass.descending = resolved.descending;
   pass.config = config;
   pass.stream = stream;
-  pass.keys_in = keys_in;
-  pass.values_in = values_in;
-
-  const int passes = num_passes(num_bits, config);
-  for (int index = 0; index < passes; ++index) {
-    // Pick the target so that the last pass writes keys_out: passes-1-index even -> keys_out.
-    const bool to_output = (passes - 1 - index) % 2 == 0;
-    pass.keys_out = to_output ? keys_out : alternate_keys;
-    pass.values_out = with_values ? (to_output ? values_out : alternate_values) : nullptr;
-    pass.first_bit = resolved.begin_bit + index * config.radix_bits;
-    pass.num_bits =
-        std::min(config.radix_bits, resolved.end_bit - pass.first_bit);  // last may be narrower
-    count_step(pass);
-    scan_step(pass);
-    scatter_step(pass);
-    pass.keys_in = pass.keys_out;
-    pass.values_in = pass.values_out;
-  }
+  // ceil(num_bits / r) passes, least significant digit first; the pass loop picks the arrays.
+  run_ping_pong_passes(num_passes(num_bits, config), arrays,
+                       [&](int index, const Key* source_keys, Key* target_keys,
+                           const std::uint32_t* source_values, std::uint32_t* target_values) {
+                         pass.keys_in = source_keys;
+                         pass.keys_out = target_keys;
+                         pass.values_in = source_values;
+                         pass.values_out = target_values;
+                         pass.first_bit = resolved.begin_bit + index * config.radix_bits;
+                         // The last pass is narrower when r does not divide the bit range.
+                         pass.num_bits =
+                             std::min(config.radix_bits, resolved.end_bit - pass.first_bit);
+                         count_step(pass);
+                         scan_step(pass);
+                         scatter_step(pass);
+                       });
 }
 
 }  // namespace
@@ -271,15 +272,17 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, const Con
 double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits,
                    const Config& config) {
   validate_config(config);
-  const double blocks = static_cast<double>(blocks_for(n, config));
+  const std::size_t blocks = blocks_for(n, config);
   const double items = static_cast<double>(n);
   const double tuple_bytes = static_cast<double>(key_bytes + value_bytes);
+  if (num_bits <= 0) return 2.0 * items * tuple_bytes;  // nothing to sort: a copy
   double total = 0.0;
   for (int bit = 0; bit < num_bits; bit += config.radix_bits) {
     const int width = std::min(config.radix_bits, num_bits - bit);
-    const double table_bytes = 4.0 * static_cast<double>(1 << width) * blocks;
+    const std::size_t entries = (std::size_t{1} << width) * blocks;
+    const double table_bytes = 4.0 * static_cast<double>(entries);
     total += items * static_cast<double>(key_bytes) + table_bytes;  // count: keys in, table out
-    total += 4.0 * table_bytes;  // scan: read + write, then read + write again
+    total += device_exclusive_sum_bytes(entries);                   // scan of the table
     total += 2.0 * items * tuple_bytes + table_bytes;  // scatter: tuples in and out, table in
   }
   return total;
