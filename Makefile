@@ -12,7 +12,7 @@ CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 DEB_PACKAGES := cmake libgtest-dev libbenchmark-dev doxygen python3
 
-.PHONY: all configure build test test-cpu test-gpu bench table docs deps device-check format clean
+.PHONY: all configure build test test-cpu test-gpu bench table memory-profile docs deps device-check format clean
 
 all: build
 
@@ -50,6 +50,11 @@ bench: build
 # the raw JSON and a plot. Stops at once without a GPU.
 table:
 	@bash bench/table/make_table.sh $(BUILD)
+
+# Nsight Compute counters of one pass of every stage -> docs/results/<gpu>-memory.md and the
+# README blocks (DRAM bytes per key, sectors per request). Needs a GPU and ncu.
+memory-profile: configure
+	@bash bench/profile/memory_profile.sh $(BUILD)
 
 docs:
 	@command -v doxygen >/dev/null || { echo "doxygen missing: run 'sudo make deps'"; exit 1; }
