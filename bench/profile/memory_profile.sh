@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make memory-profile`: where each stage's memory traffic goes, measured with Nsight Compute.
 # For every stage, profiles the kernels of one pass of `sortlab run` (2^24 u32 keys) and records
-# DRAM bytes and the sectors per global load/store request (coalescing). memory_table.py turns
+# DRAM bytes read, L2 sectors written and the sectors per global load/store request
+# (coalescing). memory_table.py turns
 # the CSVs into docs/results/<gpu>-memory.md and the README blocks; nothing is typed by hand.
 #
 #   bash bench/profile/memory_profile.sh [build-dir]
@@ -30,7 +31,7 @@ sortlab=$build/bench/sortlab/sortlab
 
 # One pass of every stage fits in its first 12 launches (at most 7 kernels per pass at 2^24);
 # memory_table.py cuts exactly one pass out of them by kernel name.
-metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+metrics=gpu__time_duration.sum,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
 metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1 >"$out_dir/gpu.txt"

@@ -6,7 +6,9 @@ memory_profile.sh profiles the first kernel launches of `sortlab run --stage N` 
 out of each (from the pass's first kernel, the count or bit-extraction kernel, to its scatter
 kernel, with the device scan's kernels in between) and writes, without a hand-typed number:
 
-* ``docs/results/<gpu>-memory.md``: per stage, DRAM bytes read and written per key per pass,
+* ``docs/results/<gpu>-memory.md``: per stage, DRAM bytes read and L2 bytes written per key per
+  pass (DRAM writes are not counted: a pass's last writes are still in the 50 MB L2 when its
+  kernel ends, so DRAM write counters undercount them),
   the global load and store sectors per request of the pass's scatter kernel (4 is a perfectly
   coalesced warp of 4-byte accesses, 32 the worst), and the pass time under the profiler;
 * the ``<!-- memory:ladder:begin/end -->`` block of chapters/02_coalesced_sort/README.md (and of
@@ -31,13 +33,15 @@ import results_table  # noqa: E402  (shared markdown and README-block helpers)
 
 TIME = "gpu__time_duration.sum"
 DRAM_READ = "dram__bytes_read.sum"
-DRAM_WRITE = "dram__bytes_write.sum"
+L2_WRITE_SECTORS = "lts__t_sectors_srcunit_tex_op_write.sum"
 LOAD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
-METRICS = (TIME, DRAM_READ, DRAM_WRITE, LOAD_REQUESTS, LOAD_SECTORS, STORE_REQUESTS,
+METRICS = (TIME, DRAM_READ, L2_WRITE_SECTORS, LOAD_REQUESTS, LOAD_SECTORS, STORE_REQUESTS,
            STORE_SECTORS)
+
+SECTOR_BYTES = 32
 
 # A pass starts with the kernel that reads the keys first and ends with the scatter kernel.
 PASS_START = re.compile(r"extract_bit_kernel|count_\w*kernel")
@@ -76,10 +80,18 @@ def _number(text: str) -> float:
 
 
 def short_kernel_name(name: str) -> str:
-    """``void sortlab::stage02::(anonymous namespace)::count_tile_buckets_kernel<unsigned
-    int>(...)`` -> ``count_tile_buckets_kernel``."""
-    head = name.split("(", 1)[0] if not name.startswith("void ") else name[5:].split("(", 1)[0]
-    head = head.split("<", 1)[0]
+    """``void sortlab::stage02::count_tile_buckets_kernel<unsigned int>(...)`` ->
+    ``count_tile_buckets_kernel``; ``<unnamed>::scan_tiles_kernel(...)`` -> ``scan_tiles_kernel``."""
+    head = name.split("(", 1)[0].strip()
+    if head.startswith("void "):
+        head = head[len("void "):]
+    if head.endswith(">"):  # drop the trailing template arguments, nested ones included
+        depth = 0
+        for index in range(len(head) - 1, -1, -1):
+            depth += {">": 1, "<": -1}.get(head[index], 0)
+            if depth == 0:
+                head = head[:index]
+                break
     return head.rsplit("::", 1)[-1].strip()
 
 
@@ -131,7 +143,7 @@ def fmt(value: Optional[float], digits: int = 3) -> str:
 
 def memory_table(passes: Sequence[PassProfile], n: int) -> str:
     """One row per stage: what one pass moves and how well its scatter kernel coalesces."""
-    headers = ["stage", "kernels in one pass", "DRAM read B/key", "DRAM write B/key",
+    headers = ["stage", "kernels in one pass", "DRAM read B/key", "L2 write B/key",
                "scatter: load sectors/request", "scatter: store sectors/request",
                "pass time under ncu (µs)"]
     rows = []
@@ -141,7 +153,7 @@ def memory_table(passes: Sequence[PassProfile], n: int) -> str:
             STAGE_NAMES.get(profile.stage, f"stage{profile.stage:02d}"),
             " → ".join(f"`{l.kernel}`" for l in profile.launches),
             fmt(profile.total(DRAM_READ) / n),
-            fmt(profile.total(DRAM_WRITE) / n),
+            fmt(profile.total(L2_WRITE_SECTORS) * SECTOR_BYTES / n),
             fmt(ratio(scatter[LOAD_SECTORS], scatter[LOAD_REQUESTS])),
             fmt(ratio(scatter[STORE_SECTORS], scatter[STORE_REQUESTS])),
             fmt(profile.total(TIME) / 1e3),
@@ -152,8 +164,11 @@ def memory_table(passes: Sequence[PassProfile], n: int) -> str:
 def legend(n_text: str) -> str:
     return (f"One pass (the first) of `sortlab run --stage N --n {n_text}` (u32 keys, uniform), "
             "profiled with Nsight Compute (`make memory-profile`; caches flushed before each "
-            "kernel, clocks not locked). *DRAM B/key* = bytes the pass's kernels read from or "
-            "wrote to DRAM / n. *Sectors/request* = 32-byte sectors per warp-wide global access of "
+            "kernel, clocks not locked). *DRAM read B/key* = bytes the pass's kernels read from "
+            "DRAM / n. *L2 write B/key* = 32-byte sectors the kernels wrote into L2 × 32 / n: a "
+            "partly filled sector costs a whole one, so badly coalesced stores show up here (DRAM "
+            "write counters would miss the writes still in L2 when a kernel ends). "
+            "*Sectors/request* = 32-byte sectors per warp-wide global access of "
             "the scatter kernel: 4 means a warp's 32 four-byte accesses fell into 4 consecutive "
             "sectors (fully coalesced), 32 means every access touched its own sector.")
 
@@ -171,14 +186,15 @@ def memory_page(passes: Sequence[PassProfile], n: int, gpu: str) -> str:
              f"*{gpu}. Generated by `make memory-profile` (bench/profile/) from Nsight Compute "
              "counters — do not edit by hand.*", "", legend(n_text), "",
              memory_table(passes, n), "", "## Every kernel of the pass", ""]
-    headers = ["stage", "kernel", "time (µs)", "DRAM read (MB)", "DRAM write (MB)",
+    headers = ["stage", "kernel", "time (µs)", "DRAM read (MB)", "L2 write (MB)",
                "load sectors/request", "store sectors/request"]
     rows = []
     for profile in passes:
         for launch in profile.launches:
             m = launch.metrics
             rows.append([STAGE_NAMES.get(profile.stage, str(profile.stage)), f"`{launch.kernel}`",
-                         fmt(m[TIME] / 1e3), fmt(m[DRAM_READ] / 1e6), fmt(m[DRAM_WRITE] / 1e6),
+                         fmt(m[TIME] / 1e3), fmt(m[DRAM_READ] / 1e6),
+                         fmt(m[L2_WRITE_SECTORS] * SECTOR_BYTES / 1e6),
                          fmt(ratio(m[LOAD_SECTORS], m[LOAD_REQUESTS])),
                          fmt(ratio(m[STORE_SECTORS], m[STORE_REQUESTS]))])
     lines.append(results_table.markdown_table(headers, rows, [False, False] + [True] * 5))
@@ -186,8 +202,9 @@ def memory_page(passes: Sequence[PassProfile], n: int, gpu: str) -> str:
 
 
 def gpu_file_name(gpu: str) -> str:
-    """"NVIDIA H100 80GB HBM3" -> "NVIDIA-H100-80GB-HBM3" (as sortlab::gpu_file_name())."""
-    return re.sub(r"[^A-Za-z0-9]+", "-", gpu).strip("-") or "unknown-gpu"
+    """"NVIDIA H100 80GB HBM3" -> "NVIDIA-H100-80GB-HBM3": every character but letters, digits,
+    '-' and '.' becomes '-', as sortlab::gpu_file_name() does."""
+    return re.sub(r"[^A-Za-z0-9.-]", "-", gpu.strip()) or "unknown-gpu"
 
 
 def load_passes(profile_dir: str, stages: Sequence[int]) -> List[PassProfile]:
@@ -197,7 +214,7 @@ def load_passes(profile_dir: str, stages: Sequence[int]) -> List[PassProfile]:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
         for metric, unit in units_row(text).items():
-            if metric in (DRAM_READ, DRAM_WRITE) and unit not in ("byte", ""):
+            if metric == DRAM_READ and unit not in ("byte", ""):
                 raise ValueError(f"{path}: {metric} is in '{unit}', expected bytes "
                                  "(export with --print-units base)")
         passes.append(first_pass(stage, parse_ncu_csv(text)))
