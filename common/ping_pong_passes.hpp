@@ -36,6 +36,30 @@ struct PingPongArrays {
   Value* alternate_values = nullptr;  ///< scratch values, n items, or null (keys only)
 };
 
+/// The arrays of one sort call. Keys-only sorts pass a null \p values_in; all value pointers of
+/// the result are then null, whatever \p values_out and \p alternate_values are.
+/// \param keys_in the caller's input keys
+/// \param keys_out the caller's output keys
+/// \param alternate_keys scratch keys (n items)
+/// \param values_in the caller's input values, or null for a keys-only sort
+/// \param values_out the caller's output values
+/// \param alternate_values scratch values (n items)
+template <typename Key, typename Value>
+PingPongArrays<Key, Value> make_ping_pong_arrays(const Key* keys_in, Key* keys_out,
+                                                 Key* alternate_keys, const Value* values_in,
+                                                 Value* values_out, Value* alternate_values) {
+  PingPongArrays<Key, Value> arrays;
+  arrays.keys_in = keys_in;
+  arrays.keys_out = keys_out;
+  arrays.alternate_keys = alternate_keys;
+  if (values_in != nullptr) {
+    arrays.values_in = values_in;
+    arrays.values_out = values_out;
+    arrays.alternate_values = alternate_values;
+  }
+  return arrays;
+}
+
 /// Runs \p passes passes: `run_pass(pass, source_keys, target_keys, source_values,
 /// target_values)` for pass = 0 .. passes-1, where pass 0 reads the caller's input, every later
 /// pass reads what the one before it wrote, and the last pass writes keys_out (and values_out).

@@ -150,15 +150,9 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   const SortOptions resolved = resolve<Key>(options);
   const int num_bits = resolved.end_bit - resolved.begin_bit;
   const auto& layout = scratch.layout;
-  PingPongArrays<Key, std::uint32_t> arrays;
-  arrays.keys_in = keys_in;
-  arrays.keys_out = keys_out;
-  arrays.alternate_keys = layout.get<Key>(temp_storage, scratch.alternate_keys);
-  if (with_values) {
-    arrays.values_in = values_in;
-    arrays.values_out = values_out;
-    arrays.alternate_values = layout.get<std::uint32_t>(temp_storage, scratch.alternate_values);
-  }
+  const auto arrays = make_ping_pong_arrays(
+      keys_in, keys_out, layout.get<Key>(temp_storage, scratch.alternate_keys), values_in,
+      values_out, layout.get<std::uint32_t>(temp_storage, scratch.alternate_values));
   if (num_bits == 0 || n == 1) {  // nothing to reorder: the output is the input
     copy_input_to_output(arrays, n, stream);
     return;

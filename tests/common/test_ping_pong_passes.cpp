@@ -30,13 +30,9 @@ TEST(PingPongPasses, EveryPassReadsWhatThePreviousOneWrote) {
     SCOPED_TRACE("passes=" + std::to_string(passes));
     std::vector<std::uint32_t> keys_out(4, 0xDEAD), alternate_keys(4, 0xBEEF);
     std::vector<std::uint32_t> values_out(4, 0xDEAD), alternate_values(4, 0xBEEF);
-    PingPongArrays<std::uint32_t, std::uint32_t> arrays;
-    arrays.keys_in = keys_in.data();
-    arrays.keys_out = keys_out.data();
-    arrays.alternate_keys = alternate_keys.data();
-    arrays.values_in = values_in.data();
-    arrays.values_out = values_out.data();
-    arrays.alternate_values = alternate_values.data();
+    const auto arrays =
+        make_ping_pong_arrays(keys_in.data(), keys_out.data(), alternate_keys.data(),
+                              values_in.data(), values_out.data(), alternate_values.data());
     int calls = 0;
     const std::uint32_t* previous_target = keys_in.data();
     run_ping_pong_passes(passes, arrays,
@@ -66,10 +62,12 @@ TEST(PingPongPasses, EveryPassReadsWhatThePreviousOneWrote) {
 
 TEST(PingPongPasses, KeysOnlySortsSeeNullValuePointersInEveryPass) {
   std::vector<float> keys_in(3, 1.0f), keys_out(3), alternate_keys(3);
-  PingPongArrays<float, std::uint32_t> arrays;
-  arrays.keys_in = keys_in.data();
-  arrays.keys_out = keys_out.data();
-  arrays.alternate_keys = alternate_keys.data();
+  std::vector<std::uint32_t> stray_values(3);  // a keys-only sort ignores value arrays it gets
+  const std::uint32_t* no_values = nullptr;
+  const auto arrays = make_ping_pong_arrays(keys_in.data(), keys_out.data(), alternate_keys.data(),
+                                            no_values, stray_values.data(), stray_values.data());
+  EXPECT_EQ(arrays.values_out, nullptr);
+  EXPECT_EQ(arrays.alternate_values, nullptr);
   int calls = 0;
   run_ping_pong_passes(4, arrays,
                        [&](int, const float*, float*, const std::uint32_t* source_values,
