@@ -1,6 +1,6 @@
 /// \file
-/// \brief Stage 04 benchmark program: stage 04 (default configuration and the keys-per-thread
-/// sweep) against CUB and stage 03 on the same inputs.
+/// \brief Stage 04 benchmark program: stage 04 (default configuration, the keys-per-thread
+/// sweep and the radix-width sweep) against CUB and stage 03 on the same inputs.
 /// Example: `bench_stage04 --sizes=20,24,28 --benchmark_out=stage04.json`.
 #include "bench/ladder.hpp"
 
@@ -11,5 +11,6 @@ int main(int argc, char** argv) {
     sortlab::bench::register_stage03(config);
     sortlab::bench::register_stage04(config);
     sortlab::bench::register_stage04_coarsening_sweep(config);
+    sortlab::bench::register_stage04_radix_sweep(config);
   });
 }

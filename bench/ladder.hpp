@@ -21,5 +21,8 @@ void register_stage03_radix_sweep(const BenchConfig& config);
 void register_stage04(const BenchConfig& config);
 /// Stage 04 for keys per thread 1, 2, 4, 8, 16 (variant "kpt:K"). \param config what to measure
 void register_stage04_coarsening_sweep(const BenchConfig& config);
+/// Stage 04 at the default keys per thread for radix widths r = 3..8 (variant "r:R").
+/// \param config what to measure
+void register_stage04_radix_sweep(const BenchConfig& config);
 
 }  // namespace sortlab::bench

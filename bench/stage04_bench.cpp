@@ -1,7 +1,8 @@
 /// \file
 /// \brief Benchmark entries for stage 04 (thread-coarsened multi-bit radix sort): the default
-/// configuration, and the keys-per-thread sweep (variant "kpt:K", r fixed at the default 4) that
-/// fills the README's table of throughput against K.
+/// configuration, the keys-per-thread sweep (variant "kpt:K", r fixed at the default 4) that
+/// fills the README's table of throughput against K, and the digit-width sweep at the default K
+/// (variant "r:R"), which asks whether coarsening moves the best r away from stage 03's.
 #include <string>
 
 #include "bench/ladder.hpp"
@@ -10,14 +11,14 @@
 namespace sortlab::bench {
 namespace {
 
-/// Stage 04 with keys_per_thread = kKeysPerThread (and the default digit width).
-template <int kKeysPerThread>
+/// Stage 04 with keys_per_thread = kKeysPerThread and radix_bits = kRadixBits.
+template <int kKeysPerThread, int kRadixBits = stage04::kDefaultRadixBits>
 struct Stage04Bench {
   static constexpr const char* kName = "stage04";
   static constexpr const char* kSummary = stage04::kSummary;
   // Every K runs to 2^28: even K = 1 keeps the table at 16 entries per 256 keys (64 MiB).
   static constexpr int kMaxLog2Size = 28;
-  static constexpr stage04::Config kConfig{stage04::kDefaultRadixBits, kKeysPerThread};
+  static constexpr stage04::Config kConfig{kRadixBits, kKeysPerThread};
   template <typename Key>
   static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
                         cudaStream_t stream) {
@@ -41,6 +42,12 @@ void register_keys_per_thread(const BenchConfig& config) {
   register_stage<Stage04Bench<kKeysPerThread>>(config, "kpt:" + std::to_string(kKeysPerThread));
 }
 
+template <int kRadixBits>
+void register_radix_bits(const BenchConfig& config) {
+  register_stage<Stage04Bench<stage04::kDefaultKeysPerThread, kRadixBits>>(
+      config, "r:" + std::to_string(kRadixBits));
+}
+
 }  // namespace
 
 void register_stage04(const BenchConfig& config) {
@@ -55,6 +62,15 @@ void register_stage04_coarsening_sweep(const BenchConfig& config) {
   register_keys_per_thread<4>(config);
   register_keys_per_thread<8>(config);
   register_keys_per_thread<16>(config);
+}
+
+void register_stage04_radix_sweep(const BenchConfig& config) {
+  register_radix_bits<3>(config);
+  register_radix_bits<4>(config);
+  register_radix_bits<5>(config);
+  register_radix_bits<6>(config);
+  register_radix_bits<7>(config);
+  register_radix_bits<8>(config);
 }
 
 }  // namespace sortlab::bench

@@ -57,7 +57,7 @@ const std::vector<InputGroup>& input_set() {
        {20, 24}, {0}, {"u32"}, true},
       {Measure::kKeyTypes, "other key types: CUB (for torch.sort)",
        {16, 20, 24, 28}, {0}, {"i32", "f32"}, false},
-      {Measure::kSweeps, "sweeps: stage 03 r = 1..8, stage 04 keys per thread",
+      {Measure::kSweeps, "sweeps: stage 03 r = 1..8, stage 04 keys per thread and r = 3..8",
        {20, 24}, {0}, {"u32"}, false},
   };
   // clang-format on
@@ -105,6 +105,7 @@ void register_ladder(const BenchConfig& config) {
 void register_sweeps(const BenchConfig& config) {
   register_stage03_radix_sweep(config);
   register_stage04_coarsening_sweep(config);
+  register_stage04_radix_sweep(config);
 }
 
 /// The stages built into this program, e.g. "00,01,02,03,04".
@@ -135,6 +136,9 @@ void add_context() {
   // The variant name format is stage04_bench.cpp's ("kpt:K").
   benchmark::AddCustomContext("sortlab_default_stage04",
                               "kpt:" + std::to_string(stage04::kDefaultKeysPerThread));
+  // A stage with a second sweep names that sweep's default as sortlab_default_<stage>_<prefix>.
+  benchmark::AddCustomContext("sortlab_default_stage04_r",
+                              "r:" + std::to_string(stage04::kDefaultRadixBits));
 }
 
 /// Warns when the command line asks for sizes, entropies, types or pairs: bench_all always

@@ -506,25 +506,58 @@ def topk_table(results: ResultSet) -> Optional[str]:
                           (False, True, True, True, True, True, True))
 
 
-def sweep_variants(results: ResultSet, stage: str) -> List[str]:
-    """The sweep variants ("r:1" ... "r:8") measured for stage, in numeric order."""
-    variants = {r.variant for r in results.results if r.entry == stage and r.variant}
+def variant_prefix(variant: str) -> str:
+    """"r:5" -> "r": which parameter a sweep variant sets."""
+    return variant.split(":", 1)[0]
+
+
+def sweep_prefixes(results: ResultSet, stage: str) -> List[str]:
+    """The parameters a stage is swept over ("kpt", "r"), the main sweep first: the one its
+    ``sortlab_default_<stage>`` context entry names, then the others alphabetically."""
+    prefixes = sorted({variant_prefix(r.variant) for r in results.results
+                       if r.entry == stage and r.variant})
+    main = results.context.get(f"sortlab_default_{stage}")
+    if main and variant_prefix(main) in prefixes:
+        prefixes.remove(variant_prefix(main))
+        prefixes.insert(0, variant_prefix(main))
+    return prefixes
+
+
+def sweep_variants(results: ResultSet, stage: str, prefix: Optional[str] = None) -> List[str]:
+    """The sweep variants ("r:1" ... "r:8") measured for stage, in numeric order; only those of
+    one parameter when prefix is given."""
+    variants = {r.variant for r in results.results if r.entry == stage and r.variant
+                and (prefix is None or variant_prefix(r.variant) == prefix)}
     return sorted(variants, key=natural_key)
 
 
-def sweep_table(results: ResultSet, stage: str, n: int) -> Optional[str]:
-    """One size of a stage's sweep: one row per variant, compared with the stage's default.
+def sweep_default(results: ResultSet, stage: str, prefix: str) -> Optional[str]:
+    """The default variant of one of a stage's sweeps, from the JSON context:
+    ``sortlab_default_<stage>`` for its main sweep, ``sortlab_default_<stage>_<prefix>`` for
+    any other."""
+    main = results.context.get(f"sortlab_default_{stage}")
+    if main and variant_prefix(main) == prefix:
+        return main
+    return results.context.get(f"sortlab_default_{stage}_{prefix}")
 
-    The default variant comes from the JSON context (``sortlab_default_<stage>``, written by
-    bench_all from the stage's header); its row is marked "(default)".
-    """
-    variants = [v for v in sweep_variants(results, stage) if results.find(stage, n, variant=v)]
+
+def sweep_table(results: ResultSet, stage: str, n: int,
+                prefix: Optional[str] = None) -> Optional[str]:
+    """One size of one of a stage's sweeps (the main one when prefix is None): one row per
+    variant, compared with the sweep's default (sweep_default), whose row is marked
+    "(default)"."""
+    if prefix is None:
+        prefixes = sweep_prefixes(results, stage)
+        if not prefixes:
+            return None
+        prefix = prefixes[0]
+    variants = [v for v in sweep_variants(results, stage, prefix)
+                if results.find(stage, n, variant=v)]
     if not variants:
         return None
-    default_variant = results.context.get(f"sortlab_default_{stage}")
+    default_variant = sweep_default(results, stage, prefix)
     default = results.find(stage, n, variant=default_variant) if default_variant else None
     copy = results.copy_ceiling()
-    prefix = variants[0].split(":", 1)[0]
     rows = []
     for variant in variants:
         result = results.find(stage, n, variant=variant)
@@ -542,15 +575,22 @@ def sweep_table(results: ResultSet, stage: str, n: int) -> Optional[str]:
 
 
 def sweep_block(results: ResultSet, stage: str) -> Optional[str]:
-    """Every measured size of a stage's sweep, one table each."""
-    sizes = sorted({r.n for r in results.results
-                    if r.entry == stage and r.variant and r.kind == "keys" and r.ands == 0
-                    and r.key_type == "u32"})
+    """Every measured size of each of a stage's sweeps, one table each. A stage with more than
+    one sweep gets the swept parameter in each table's heading."""
+    prefixes = sweep_prefixes(results, stage)
     parts = []
-    for n in sizes:
-        table = sweep_table(results, stage, n)
-        if table:
-            parts.append(f"**{describe_input(n)}**\n\n{table}")
+    for prefix in prefixes:
+        sizes = sorted({r.n for r in results.results
+                        if r.entry == stage and r.variant and variant_prefix(r.variant) == prefix
+                        and r.kind == "keys" and r.ands == 0 and r.key_type == "u32"})
+        for n in sizes:
+            table = sweep_table(results, stage, n, prefix)
+            if not table:
+                continue
+            heading = describe_input(n)
+            if len(prefixes) > 1:
+                heading = f"{_SWEEP_PARAMETERS.get(prefix, prefix)} sweep, {heading}"
+            parts.append(f"**{heading}**\n\n{table}")
     return "\n".join(parts) if parts else None
 
 

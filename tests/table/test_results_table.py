@@ -167,6 +167,16 @@ class OtherTablesTest(unittest.TestCase):
         rows = table_rows(rt.sweep_table(self.results, "stage04", B))
         self.assertEqual([row[0] for row in rows], ["1", "8 (default)", "16"])
 
+    def test_a_second_sweep_gets_its_own_default_and_headings(self) -> None:
+        self.assertEqual(rt.sweep_prefixes(self.results, "stage04"), ["kpt", "r"])
+        rows = table_rows(rt.sweep_table(self.results, "stage04", B, "r"))
+        self.assertEqual([row[0] for row in rows], ["4 (default)", "6"])
+        self.assertEqual([row[-1] for row in rows], ["1.00×", "2.00×"])
+        block = rt.sweep_block(self.results, "stage04")
+        assert block is not None
+        self.assertLess(block.index("keys per thread sweep"), block.index("r (bits per digit) sweep"))
+        self.assertNotIn("sweep,", rt.sweep_block(self.results, "stage03") or "")
+
     def test_stage_block_over_sizes(self) -> None:
         rows = table_rows(rt.stage_table(self.results, "stage04"))
         self.assertEqual([(row[0], row[1]) for row in rows],
