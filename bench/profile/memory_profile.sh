@@ -7,7 +7,7 @@
 #
 #   bash bench/profile/memory_profile.sh [build-dir]
 #
-# Environment: STAGES (default "1 2 3 4"), LOG2_N (default 24), NCU (the ncu to run).
+# Environment: PROFILE_STAGES (default "1 2 3 4"), LOG2_N (default 24), NCU (the ncu to run).
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -17,7 +17,7 @@ case "$build_arg" in
   *) build=$repo_root/$build_arg ;;
 esac
 ncu=${NCU:-ncu}
-stages=${STAGES:-1 2 3 4}
+stages=${PROFILE_STAGES:-1 2 3 4}
 log2_n=${LOG2_N:-24}
 out_dir=$build/profile
 mkdir -p "$out_dir"
@@ -38,6 +38,7 @@ nvidia-smi --query-gpu=name --format=csv,noheader | head -1 >"$out_dir/gpu.txt"
 for stage in $stages; do
   echo "== memory-profile: stage $stage, n = 2^$log2_n"
   report=$out_dir/stage$stage
+  rm -f "$report.ncu-rep" "$report.csv"  # never publish an earlier run's counters
   # --clock-control none: profile at the clocks the benchmarks see. Caches are flushed before
   # every profiled kernel (ncu's default), so DRAM bytes are what a cold pass moves.
   "$ncu" --clock-control none --metrics "$metrics" --launch-count 12 --force-overwrite \
@@ -47,4 +48,5 @@ for stage in $stages; do
     >"$report.csv"
 done
 python3 "$repo_root/bench/profile/memory_table.py" --profile-dir "$out_dir" \
-  --results-dir "$repo_root/docs/results" --repo-root "$repo_root" --log2-n "$log2_n"
+  --results-dir "$repo_root/docs/results" --repo-root "$repo_root" --log2-n "$log2_n" \
+  --stages "$(echo $stages | tr ' ' ',')"

@@ -134,6 +134,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending
 double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits) {
   const double keys = static_cast<double>(n);
   const double tuple_bytes = static_cast<double>(key_bytes + value_bytes);
+  if (num_bits <= 0) return 2.0 * keys * tuple_bytes;          // nothing to sort: a copy
   const double per_pass = keys * (key_bytes + 4.0)             // bits kernel: key in, bit out
                           + device_exclusive_sum_bytes(n)      // scan of the bits
                           + keys * (2.0 * tuple_bytes + 8.0);  // scatter: tuple in and out,

@@ -80,8 +80,9 @@ template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending = false);
 
 /// Bytes one full sort moves through device memory, by this stage's design: per bit, the bit
-/// kernel reads keys and writes bits, the scan reads and writes 4 bytes per key, the scatter reads
-/// keys, values, bits and ones-before and writes keys and values.
+/// kernel reads keys and writes bits, the device scan of the bits moves
+/// device_exclusive_sum_bytes(n) (about 16 bytes per key), the scatter reads keys, values, bits
+/// and ones-before and writes keys and values. With no bits to sort, the sort is a copy.
 /// \param n number of keys
 /// \param key_bytes size of a key
 /// \param value_bytes size of a value (0 for keys only)

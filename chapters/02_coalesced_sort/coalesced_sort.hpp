@@ -105,8 +105,9 @@ template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending = false);
 
 /// Bytes one full sort moves through device memory, by this stage's design. Per bit: the count
-/// kernel reads the keys and writes 2 counts per tile; the scan reads and writes the table; the
-/// scatter kernel reads the keys (and values) and the table and writes keys (and values) once.
+/// kernel reads the keys and writes 2 counts per tile; the scan of the table moves
+/// device_exclusive_sum_bytes(entries); the scatter kernel reads the keys (and values) and the
+/// table and writes keys (and values) once. With no bits to sort, the sort is a copy.
 /// \param n number of keys
 /// \param key_bytes size of a key
 /// \param value_bytes size of a value (0 for keys only)

@@ -159,7 +159,8 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, const Con
 
 /// Bytes one full sort moves through device memory, by this stage's design. Per pass of w bits,
 /// with B = 2^w buckets and n/256 blocks: the count kernel reads the keys and writes the table
-/// (B entries per block), the scan reads and writes the table, the scatter kernel reads keys,
+/// (B entries per block), the scan of the table moves device_exclusive_sum_bytes(entries), the
+/// scatter kernel reads keys,
 /// values and the block's B table entries and writes keys and values.
 /// \param n number of keys
 /// \param key_bytes size of a key

@@ -3,6 +3,7 @@
 /// with the reference sort.
 #include <gtest/gtest.h>
 
+#include "chapters/01_scan_sort/scan_sort.hpp"
 #include "chapters/01_scan_sort/scan_sort_model.hpp"
 #include "common/distributions.hpp"
 #include "common/verify.hpp"
@@ -61,6 +62,19 @@ TYPED_TEST(Stage01ModelSort, FullModelSortMatchesReference) {
             << "at " << i;
     }
   }
+}
+
+// The bandwidth model at 2^20 u32 keys, where the device scan of the bits needs two levels:
+// tile scan 8n + 4 * 1024 totals, the totals' scan 8 * 1024, add-back 8n + 4 * 1024 = 16n + 16384.
+TEST(Stage01BytesModel, ChargesTheTwoLevelScanOfTheBits) {
+  const double n = 1 << 20;
+  const double scan = 16.0 * n + 16384.0;
+  // per bit: bits kernel 4n + 4n, scan, scatter (4 + 4) n + 4n + 4n
+  EXPECT_DOUBLE_EQ(sortlab::stage01::bytes_moved(1 << 20, 4, 0, 32), 32.0 * (24.0 * n + scan));
+  // pairs add a value read and write per key per bit
+  EXPECT_DOUBLE_EQ(sortlab::stage01::bytes_moved(1 << 20, 4, 4, 32), 32.0 * (32.0 * n + scan));
+  // no bits: the sort is a copy
+  EXPECT_DOUBLE_EQ(sortlab::stage01::bytes_moved(1 << 20, 4, 4, 0), 2.0 * 8.0 * n);
 }
 
 }  // namespace

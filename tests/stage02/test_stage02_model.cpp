@@ -3,6 +3,7 @@
 /// model sort agrees with the reference sort.
 #include <gtest/gtest.h>
 
+#include "chapters/02_coalesced_sort/coalesced_sort.hpp"
 #include "chapters/02_coalesced_sort/coalesced_sort_model.hpp"
 #include "common/distributions.hpp"
 #include "common/reference.hpp"
@@ -121,6 +122,17 @@ TYPED_TEST(Stage02ModelSort, FullModelSortMatchesReference) {
       }
     }
   }
+}
+
+// The bandwidth model at 2^20 u32 keys: 4096 tiles, a table of 8192 counts, whose device scan
+// needs 8 scan tiles: 16 * 8192 + 8 * 8 (tile totals written and read back) + 8 * 8 (their scan).
+TEST(Stage02BytesModel, ChargesTheScanOfTheBlockBucketTable) {
+  const double n = 1 << 20, entries = 8192;
+  const double scan = 16.0 * entries + 64.0 + 64.0;
+  // per bit: count 4n + 4 * entries, scan, scatter 8n + 4 * entries
+  EXPECT_DOUBLE_EQ(sortlab::stage02::bytes_moved(1 << 20, 4, 0, 32),
+                   32.0 * (12.0 * n + 8.0 * entries + scan));
+  EXPECT_DOUBLE_EQ(sortlab::stage02::bytes_moved(1 << 20, 4, 4, 0), 2.0 * 8.0 * n);
 }
 
 }  // namespace

@@ -110,6 +110,10 @@ TEST(Stage03Config, PassCountAndTraffic) {
   // 16*16 (table: write, scan read+write, scatter read) + 2*4*256 (scatter), 8 passes.
   EXPECT_DOUBLE_EQ(sortlab::stage03::bytes_moved(256, 4, 0, 32, Config{4}),
                    8.0 * (3.0 * 4 * 256 + 16.0 * 16));
+  // r = 4, n = 2^20: 4096 tiles, 65536 entries, a two-level scan of 64 scan tiles
+  // (16 * 65536 + 8 * 64 + 8 * 64 bytes).
+  EXPECT_DOUBLE_EQ(sortlab::stage03::bytes_moved(1 << 20, 4, 0, 32, Config{4}),
+                   8.0 * (12.0 * (1 << 20) + 8.0 * 65536 + 16.0 * 65536 + 1024.0));
   // Fewer passes move fewer key bytes, until the table (2^r rows) starts to dominate.
   const std::size_t n = std::size_t{1} << 24;
   EXPECT_LT(sortlab::stage03::bytes_moved(n, 4, 0, 32, Config{4}),

@@ -3,6 +3,7 @@
 /// the reference sort, and invalid configurations are rejected.
 #include <gtest/gtest.h>
 
+#include "chapters/04_coarsened_radix/coarsened_radix.hpp"
 #include "chapters/04_coarsened_radix/coarsened_radix_model.hpp"
 #include "common/distributions.hpp"
 #include "common/reference.hpp"
@@ -154,6 +155,19 @@ TYPED_TEST(Stage04ModelSort, FullModelSortMatchesReference) {
       }
     }
   }
+}
+
+// The bandwidth model at 2^20 u32 keys, r = 4, K = 8: 512 tiles of 2048 keys, 16 * 512 = 8192
+// table entries, whose scan needs 8 scan tiles (16 * 8192 + 64 + 64 bytes).
+TEST(Stage04BytesModel, ChargesTheScanOfTheSmallerTable) {
+  const double n = 1 << 20, entries = 8192;
+  const double scan = 16.0 * entries + 64.0 + 64.0;
+  EXPECT_DOUBLE_EQ(sortlab::stage04::bytes_moved(1 << 20, 4, 0, 32, Config{4, 8}),
+                   8.0 * (12.0 * n + 8.0 * entries + scan));
+  // K = 1 has 8x the table (65536 entries, 64 scan tiles: 16 * 65536 + 512 + 512)
+  EXPECT_DOUBLE_EQ(sortlab::stage04::bytes_moved(1 << 20, 4, 0, 32, Config{4, 1}),
+                   8.0 * (12.0 * n + 8.0 * 65536 + 16.0 * 65536 + 1024.0));
+  EXPECT_DOUBLE_EQ(sortlab::stage04::bytes_moved(1 << 20, 4, 4, 0, Config{4, 8}), 2.0 * 8.0 * n);
 }
 
 }  // namespace
