@@ -74,4 +74,31 @@ inline void validate_temp_storage(const void* temp_storage, std::size_t have, st
                             " bytes (query it first with temp_storage = nullptr)");
 }
 
+/// CUB's temp-storage convention, once for every stage: a call with a null \p temp_storage is a
+/// size query, which stores \p need in \p temp_storage_bytes and returns true (the caller then
+/// returns at once); any other call checks the scratch with validate_temp_storage() and returns
+/// false (the caller goes on to sort).
+/// \param temp_storage caller's scratch pointer, or null to ask for the size
+/// \param temp_storage_bytes in: bytes the caller passed; out (query only): bytes needed
+/// \param need bytes the sort requires
+inline bool answer_size_query(const void* temp_storage, std::size_t& temp_storage_bytes,
+                              std::size_t need) {
+  if (temp_storage == nullptr) {
+    temp_storage_bytes = need;
+    return true;
+  }
+  validate_temp_storage(temp_storage, temp_storage_bytes, need);
+  return false;
+}
+
+/// sort_pairs' own check: a pair sort needs both value pointers (validate_sort_arguments()
+/// accepts two null ones, which mean keys only). Throws sortlab::Error.
+/// \param n number of items (nothing is needed for 0)
+/// \param values_in device input values
+/// \param values_out device output values
+inline void require_value_pointers(std::size_t n, const void* values_in, const void* values_out) {
+  require(n == 0 || (values_in != nullptr && values_out != nullptr),
+          "sort_pairs: value pointers must not be null");
+}
+
 }  // namespace sortlab

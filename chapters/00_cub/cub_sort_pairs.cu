@@ -11,8 +11,7 @@ template <typename Key>
 void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                 Key* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
                 std::size_t n, const SortOptions& options, cudaStream_t stream) {
-  require(n == 0 || (values_in != nullptr && values_out != nullptr),
-          "sort_pairs: value pointers must not be null");
+  require_value_pointers(n, values_in, values_out);
   validate_sort_arguments<Key>(n, options, keys_in, keys_out, values_in, values_out);
   const SortOptions resolved = resolve<Key>(options);
   const int items = static_cast<int>(n);

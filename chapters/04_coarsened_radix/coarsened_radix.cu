@@ -140,11 +140,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   validate_sort_arguments<Key>(n, options, keys_in, keys_out, values_in, values_out);
   const bool with_values = values_in != nullptr;
   const Scratch scratch = plan_scratch<Key>(n, with_values, config);
-  if (temp_storage == nullptr) {
-    temp_storage_bytes = scratch.layout.total_bytes();
-    return;
-  }
-  validate_temp_storage(temp_storage, temp_storage_bytes, scratch.layout.total_bytes());
+  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes())) return;
   if (n == 0) return;
 
   const SortOptions resolved = resolve<Key>(options);
@@ -199,8 +195,7 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
                 Key* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
                 std::size_t n, const SortOptions& options, const Config& config,
                 cudaStream_t stream) {
-  require(n == 0 || (values_in != nullptr && values_out != nullptr),
-          "sort_pairs: value pointers must not be null");
+  require_value_pointers(n, values_in, values_out);
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, n, options,
             config, stream);
 }

@@ -170,5 +170,25 @@ TEST(TempStorage, RejectsTooLittleOrNull) {
   EXPECT_TRUE(contains(null, "null")) << null;
 }
 
+TEST(TempStorage, ANullPointerIsASizeQueryAnythingElseIsChecked) {
+  std::size_t bytes = 7;
+  EXPECT_TRUE(answer_size_query(nullptr, bytes, 512));
+  EXPECT_EQ(bytes, 512u);
+  unsigned char scratch[64] = {};
+  bytes = 64;
+  EXPECT_FALSE(answer_size_query(scratch, bytes, 64));
+  EXPECT_EQ(bytes, 64u);  // a real call leaves the size alone
+  EXPECT_THROW(answer_size_query(scratch, bytes, 65), Error);
+}
+
+TEST(SortPairsArguments, BothValuePointersAreRequired) {
+  std::uint32_t values[2] = {};
+  EXPECT_NO_THROW(require_value_pointers(2, values, values + 1));
+  EXPECT_NO_THROW(require_value_pointers(0, nullptr, nullptr));  // nothing to sort
+  const std::string message = error_message([] { require_value_pointers(2, nullptr, nullptr); });
+  EXPECT_TRUE(contains(message, "value pointers")) << message;
+  EXPECT_THROW(require_value_pointers(2, values, nullptr), Error);
+}
+
 }  // namespace
 }  // namespace sortlab
