@@ -1,0 +1,37 @@
+/// \file
+/// \brief L2Flusher: evicts the GPU's L2 cache before each timing sample by writing a buffer
+/// larger than it, so no sample starts with its inputs (or the previous sample's outputs) cached.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "common/device_buffer.hpp"
+
+namespace sortlab::bench::timing {
+
+/// The current device's L2 cache size in bytes (cudaDevAttrL2CacheSize).
+std::size_t device_l2_bytes();
+
+/// Owns a device buffer of l2_flush_bytes() and writes it on demand.
+class L2Flusher {
+ public:
+  /// Allocates the flush buffer for an L2 of \p l2_bytes.
+  /// \param l2_bytes the GPU's L2 size (device_l2_bytes())
+  explicit L2Flusher(std::size_t l2_bytes);
+
+  /// Queues a write of the whole buffer on \p stream (cudaMemsetAsync; the byte value changes
+  /// every call so no layer can skip an unchanged write). Queue it before the timed region.
+  /// \param stream the stream the timed work runs on
+  void flush(cudaStream_t stream);
+
+  /// Size of the flush buffer in bytes.
+  std::size_t bytes() const { return buffer_.size(); }
+
+ private:
+  DeviceBuffer<unsigned char> buffer_;
+  int fill_value_ = 0;
+};
+
+}  // namespace sortlab::bench::timing
