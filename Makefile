@@ -12,7 +12,7 @@ CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 DEB_PACKAGES := cmake libgtest-dev libbenchmark-dev doxygen python3
 
-.PHONY: all configure build test test-cpu test-gpu bench table memory-profile docs deps device-check format clean
+.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps device-check format clean
 
 all: build
 
@@ -42,6 +42,10 @@ test-cpu: build
 
 test-gpu: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L gpu $(CTEST_ARGS)
+
+# One keys and one pairs sort of 2^30 keys per stage (about 30 GB of GPU memory, minutes).
+test-large: build
+	cd $(BUILD) && SORTLAB_RUN_LARGE=1 ctest --output-on-failure -L large $(CTEST_ARGS)
 
 bench: build
 	@for b in $(BUILD)/bench/bench_stage*; do echo "== $$b"; $$b $(BENCH_ARGS) || exit 1; done

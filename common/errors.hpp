@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace sortlab {
 
@@ -55,8 +57,26 @@ inline void check_cuda(cudaError_t code, const char* call, const char* file, int
 /// Throws sortlab::Error with \p message when \p condition is false.
 /// \param condition what must hold
 /// \param message what the caller did wrong
+inline void require(bool condition, const char* message) {
+  if (!condition) throw Error(message);
+}
+
+/// Throws sortlab::Error with \p message when \p condition is false.
+/// \param condition what must hold
+/// \param message what the caller did wrong
 inline void require(bool condition, const std::string& message) {
   if (!condition) throw Error(message);
+}
+
+/// Throws sortlab::Error with the message \p make_message() returns when \p condition is false.
+/// The message is built only on failure, so checks on a sort's hot path cost no allocation:
+/// `require(n <= limit, [&] { return "n = " + std::to_string(n) + " is too large"; });`
+/// \param condition what must hold
+/// \param make_message callable returning the message (a std::string)
+template <typename MakeMessage,
+          typename = std::enable_if_t<std::is_invocable_r_v<std::string, MakeMessage&>>>
+void require(bool condition, MakeMessage&& make_message) {
+  if (!condition) throw Error(make_message());
 }
 
 }  // namespace sortlab

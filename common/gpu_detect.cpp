@@ -31,6 +31,21 @@ std::string gpu_description() {
   return properties.name;
 }
 
+GpuTestStart decide_gpu_test_start(bool gpu_present, const char* require_gpu) {
+  if (gpu_present) return GpuTestStart::kRun;
+  const bool required =
+      require_gpu != nullptr && std::string(require_gpu) != "" && std::string(require_gpu) != "0";
+  return required ? GpuTestStart::kFail : GpuTestStart::kSkip;
+}
+
+std::string no_gpu_message(GpuTestStart start, const std::string& reason) {
+  if (start == GpuTestStart::kFail)
+    return "FAILED: no CUDA GPU, and SORTLAB_REQUIRE_GPU=1 says this machine must have one (" +
+           reason + ")";
+  return "no CUDA GPU: GPU test skipped (" + reason +
+         "); the CPU tests run with `ctest -L cpu` or `make test-cpu`";
+}
+
 std::string gpu_file_name() {
   std::string name = gpu_available() ? gpu_description() : std::string("no-gpu");
   for (char& c : name)

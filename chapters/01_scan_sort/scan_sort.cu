@@ -3,6 +3,7 @@
 /// copy so that the last pass lands in keys_out.
 #include "chapters/01_scan_sort/scan_sort.hpp"
 #include "chapters/01_scan_sort/scan_sort_kernels.cuh"
+#include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
@@ -56,11 +57,12 @@ void run_pass(const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
 template <typename Key>
 void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
           const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-          const SortOptions& options, cudaStream_t stream) {
-  validate_sort_arguments<Key>(n, options, keys_in, keys_out, values_in, values_out);
-  const bool with_values = values_in != nullptr;
+          const SortOptions& options, cudaStream_t stream, bool with_values) {
+  const SortArrays checked = validate_sort_arguments<Key>(temp_storage, n, options, keys_in,
+                                                          keys_out, values_in, values_out);
   const Scratch scratch = plan_scratch<Key>(n, with_values);
-  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes())) return;
+  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
+    return;
   if (n == 0) return;
 
   const SortOptions resolved = resolve<Key>(options);
@@ -93,32 +95,42 @@ template <typename Key>
 void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                Key* keys_out, std::size_t n, const SortOptions& options, cudaStream_t stream) {
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr, n, options,
-            stream);
+            stream, /*with_values=*/false);
 }
 
 template <typename Key>
 void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                 Key* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
                 std::size_t n, const SortOptions& options, cudaStream_t stream) {
-  require_value_pointers(n, values_in, values_out);
+  require_value_pointers(temp_storage, n, values_in, values_out);
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, n, options,
-            stream);
+            stream, /*with_values=*/true);
 }
 
 template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending) {
-  require(bit >= 0 && bit < KeyTraits<Key>::kNumBits, "trace_pass: bit out of range");
-  require(keys.size() <= kMaxSortItems, "trace_pass: more than 2^30 keys");
+  require(bit >= 0 && bit < KeyTraits<Key>::kNumBits, [&] {
+    return "trace_pass: bit = " + std::to_string(bit) + " is outside [0, " +
+           std::to_string(KeyTraits<Key>::kNumBits) + ")";
+  });
+  require(keys.size() <= kMaxSortItems,
+          [&] { return "trace_pass: " + std::to_string(keys.size()) + " keys is more than 2^30"; });
   const std::size_t n = keys.size();
   PassTrace<Key> trace;
   if (n == 0) return trace;
-  DeviceBuffer<Key> keys_in(keys), keys_out(n);
-  DeviceBuffer<std::uint32_t> bits(n), ones_before(n), destinations(n);
-  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(n));
+  // A private non-blocking stream and stream-ordered buffers: tracing never waits on (or
+  // holds up) other work on the GPU. Every array the pass must fill starts poisoned.
+  const CudaStream stream;
+  DeviceBuffer<Key> keys_in(keys, stream.get()), keys_out(n, stream.get());
+  DeviceBuffer<std::uint32_t> bits(n, stream.get()), ones_before(n, stream.get()),
+      destinations(n, stream.get());
+  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(n), stream.get());
+  for (auto* buffer : {&bits, &ones_before, &destinations}) buffer->poison();
+  keys_out.poison();
   run_pass<Key>(keys_in.data(), keys_out.data(), nullptr, nullptr, bits.data(), ones_before.data(),
                 scan_temp.data(), scan_temp.bytes(), n, bit, descending, destinations.data(),
-                nullptr);
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+                stream.get());
+  stream.synchronize();
   trace.bits = bits.download();
   trace.ones_before = ones_before.download();
   trace.destinations = destinations.download();

@@ -4,6 +4,7 @@
 /// pass lands in keys_out.
 #include "chapters/02_coalesced_sort/coalesced_sort.hpp"
 #include "chapters/02_coalesced_sort/coalesced_sort_kernels.cuh"
+#include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
@@ -79,11 +80,12 @@ void run_pass(const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
 template <typename Key>
 void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
           const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-          const SortOptions& options, cudaStream_t stream) {
-  validate_sort_arguments<Key>(n, options, keys_in, keys_out, values_in, values_out);
-  const bool with_values = values_in != nullptr;
+          const SortOptions& options, cudaStream_t stream, bool with_values) {
+  const SortArrays checked = validate_sort_arguments<Key>(temp_storage, n, options, keys_in,
+                                                          keys_out, values_in, values_out);
   const Scratch scratch = plan_scratch<Key>(n, with_values);
-  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes())) return;
+  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
+    return;
   if (n == 0) return;
 
   const SortOptions resolved = resolve<Key>(options);
@@ -117,40 +119,51 @@ template <typename Key>
 void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                Key* keys_out, std::size_t n, const SortOptions& options, cudaStream_t stream) {
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr, n, options,
-            stream);
+            stream, /*with_values=*/false);
 }
 
 template <typename Key>
 void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                 Key* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
                 std::size_t n, const SortOptions& options, cudaStream_t stream) {
-  require_value_pointers(n, values_in, values_out);
+  require_value_pointers(temp_storage, n, values_in, values_out);
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, n, options,
-            stream);
+            stream, /*with_values=*/true);
 }
 
 template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int bit, bool descending) {
-  require(bit >= 0 && bit < KeyTraits<Key>::kNumBits, "trace_pass: bit out of range");
+  require(bit >= 0 && bit < KeyTraits<Key>::kNumBits, [&] {
+    return "trace_pass: bit = " + std::to_string(bit) + " is outside [0, " +
+           std::to_string(KeyTraits<Key>::kNumBits) + ")";
+  });
   const std::size_t n = keys.size();
-  require(n <= kMaxSortItems, "trace_pass: more than 2^30 keys");
+  require(n <= kMaxSortItems,
+          [&] { return "trace_pass: " + std::to_string(n) + " keys is more than 2^30"; });
   PassTrace<Key> trace;
   trace.num_blocks = static_cast<int>(blocks_for(n));
   trace.num_buckets = kNumBuckets;
   trace.tile_items = kTileItems;
   if (n == 0) return trace;
-  DeviceBuffer<Key> keys_in(keys), keys_out(n), local_sorted(n);
-  DeviceBuffer<std::uint32_t> digits(n), destinations(n), table(table_entries(n)),
-      scanned_table(table_entries(n));
-  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(table_entries(n)));
+  // A private non-blocking stream and stream-ordered buffers: tracing never waits on (or
+  // holds up) other work on the GPU. Every array the pass must fill starts poisoned.
+  const CudaStream stream;
+  const cudaStream_t s = stream.get();
+  DeviceBuffer<Key> keys_in(keys, s), keys_out(n, s), local_sorted(n, s);
+  DeviceBuffer<std::uint32_t> digits(n, s), destinations(n, s), table(table_entries(n), s),
+      scanned_table(table_entries(n), s);
+  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(table_entries(n)), s);
+  keys_out.poison();
+  local_sorted.poison();
+  for (auto* buffer : {&digits, &destinations, &table, &scanned_table}) buffer->poison();
   PassDebug<Key> debug;
   debug.digits = digits.data();
   debug.local_sorted = local_sorted.data();
   debug.destinations = destinations.data();
   run_pass<Key>(keys_in.data(), keys_out.data(), nullptr, nullptr, table.data(),
                 scanned_table.data(), scan_temp.data(), scan_temp.bytes(), n, bit, descending,
-                debug, nullptr);
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+                debug, s);
+  stream.synchronize();
   trace.digits = digits.download();
   trace.local_sorted = local_sorted.download();
   trace.block_bucket_table = table.download();

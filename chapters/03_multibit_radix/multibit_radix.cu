@@ -6,6 +6,7 @@
 
 #include "chapters/03_multibit_radix/multibit_radix.hpp"
 #include "chapters/03_multibit_radix/multibit_radix_kernels.cuh"
+#include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
@@ -83,15 +84,16 @@ void run_pass(const Key* keys_in, Key* keys_out, const std::uint32_t* values_in,
 template <typename Key>
 void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
           const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-          const SortOptions& options, const Config& config, cudaStream_t stream) {
-  validate_sort_arguments<Key>(n, options, keys_in, keys_out, values_in, values_out);
+          const SortOptions& options, const Config& config, cudaStream_t stream, bool with_values) {
+  const SortArrays checked = validate_sort_arguments<Key>(temp_storage, n, options, keys_in,
+                                                          keys_out, values_in, values_out);
   validate_config(config);
-  const bool with_values = values_in != nullptr;
   const SortOptions resolved = resolve<Key>(options);
   const int range_bits = resolved.end_bit - resolved.begin_bit;
   const Scratch scratch =
       plan_scratch<Key>(n, with_values, std::min(config.radix_bits, range_bits));
-  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes())) return;
+  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
+    return;
   if (n == 0) return;
 
   const auto& layout = scratch.layout;
@@ -129,7 +131,7 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
                Key* keys_out, std::size_t n, const SortOptions& options, const Config& config,
                cudaStream_t stream) {
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr, n, options,
-            config, stream);
+            config, stream, /*with_values=*/false);
 }
 
 template <typename Key>
@@ -137,18 +139,21 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
                 Key* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
                 std::size_t n, const SortOptions& options, const Config& config,
                 cudaStream_t stream) {
-  require_value_pointers(n, values_in, values_out);
+  require_value_pointers(temp_storage, n, values_in, values_out);
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, n, options,
-            config, stream);
+            config, stream, /*with_values=*/true);
 }
 
 template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, const Config& config,
                           bool descending) {
   validate_config(config);
-  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits,
-          "trace_pass: first_bit = " + std::to_string(first_bit) + " is out of range");
-  require(keys.size() <= kMaxSortItems, "trace_pass: too many keys");
+  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits, [&] {
+    return "trace_pass: first_bit = " + std::to_string(first_bit) + " is outside [0, " +
+           std::to_string(KeyTraits<Key>::kNumBits) + ")";
+  });
+  require(keys.size() <= kMaxSortItems,
+          [&] { return "trace_pass: " + std::to_string(keys.size()) + " keys is more than 2^30"; });
   const int num_bits = std::min(config.radix_bits, KeyTraits<Key>::kNumBits - first_bit);
   const std::size_t n = keys.size();
   PassTrace<Key> trace;
@@ -162,17 +167,24 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, const Con
   std::vector<std::uint32_t> positions(n);
   std::iota(positions.begin(), positions.end(), std::uint32_t{0});
   const std::size_t entries = table_entries(n, num_bits);
-  DeviceBuffer<Key> keys_in(keys), keys_out(n), local_sorted(n);
-  DeviceBuffer<std::uint32_t> values_in(positions), values_out(n), digits(n);
-  DeviceBuffer<std::uint32_t> table(entries), scanned(entries);
-  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(entries));
+  // A private non-blocking stream and stream-ordered buffers: tracing never waits on (or
+  // holds up) other work on the GPU. Every array the pass must fill starts poisoned.
+  const CudaStream stream;
+  const cudaStream_t s = stream.get();
+  DeviceBuffer<Key> keys_in(keys, s), keys_out(n, s), local_sorted(n, s);
+  DeviceBuffer<std::uint32_t> values_in(positions, s), values_out(n, s), digits(n, s);
+  DeviceBuffer<std::uint32_t> table(entries, s), scanned(entries, s);
+  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(entries), s);
+  keys_out.poison();
+  local_sorted.poison();
+  for (auto* buffer : {&values_out, &digits, &table, &scanned}) buffer->poison();
   PassDebug<Key> debug;
   debug.digits = digits.data();
   debug.local_sorted = local_sorted.data();
   run_pass<Key>(keys_in.data(), keys_out.data(), values_in.data(), values_out.data(), table.data(),
                 scanned.data(), scan_temp.data(), scan_temp.bytes(), n, first_bit, num_bits,
-                descending, debug, nullptr);
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+                descending, debug, s);
+  stream.synchronize();
 
   trace.digits = digits.download();
   trace.local_sorted = local_sorted.download();

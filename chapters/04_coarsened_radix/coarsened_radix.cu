@@ -7,6 +7,7 @@
 
 #include "chapters/04_coarsened_radix/coarsened_radix.hpp"
 #include "chapters/04_coarsened_radix/coarsened_radix_kernels.cuh"
+#include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
@@ -135,12 +136,13 @@ void scatter_step(const Pass<Key>& pass) {
 template <typename Key>
 void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
           const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-          const SortOptions& options, const Config& config, cudaStream_t stream) {
+          const SortOptions& options, const Config& config, cudaStream_t stream, bool with_values) {
   validate_config(config);
-  validate_sort_arguments<Key>(n, options, keys_in, keys_out, values_in, values_out);
-  const bool with_values = values_in != nullptr;
+  const SortArrays checked = validate_sort_arguments<Key>(temp_storage, n, options, keys_in,
+                                                          keys_out, values_in, values_out);
   const Scratch scratch = plan_scratch<Key>(n, with_values, config);
-  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes())) return;
+  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
+    return;
   if (n == 0) return;
 
   const SortOptions resolved = resolve<Key>(options);
@@ -187,7 +189,7 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
                Key* keys_out, std::size_t n, const SortOptions& options, const Config& config,
                cudaStream_t stream) {
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr, n, options,
-            config, stream);
+            config, stream, /*with_values=*/false);
 }
 
 template <typename Key>
@@ -195,19 +197,22 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
                 Key* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
                 std::size_t n, const SortOptions& options, const Config& config,
                 cudaStream_t stream) {
-  require_value_pointers(n, values_in, values_out);
+  require_value_pointers(temp_storage, n, values_in, values_out);
   sort<Key>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, n, options,
-            config, stream);
+            config, stream, /*with_values=*/true);
 }
 
 template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, const Config& config,
                           bool descending) {
   validate_config(config);
-  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits,
-          "trace_pass: first_bit out of range");
+  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits, [&] {
+    return "trace_pass: first_bit = " + std::to_string(first_bit) + " is outside [0, " +
+           std::to_string(KeyTraits<Key>::kNumBits) + ")";
+  });
   const std::size_t n = keys.size();
-  require(n <= kMaxSortItems, "trace_pass: too many keys");
+  require(n <= kMaxSortItems,
+          [&] { return "trace_pass: " + std::to_string(n) + " keys is more than 2^30"; });
   PassTrace<Key> trace;
   const int num_bits = std::min(config.radix_bits, KeyTraits<Key>::kNumBits - first_bit);
   trace.num_buckets = 1 << num_bits;
@@ -219,8 +224,16 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, const Con
   // input key j went to p.
   std::vector<std::uint32_t> iota(n);
   for (std::size_t i = 0; i < n; ++i) iota[i] = static_cast<std::uint32_t>(i);
-  DeviceBuffer<Key> keys_in(keys), keys_out(n), local_sorted(n);
-  DeviceBuffer<std::uint32_t> values_in(iota), values_out(n), digits(n);
+  // A private non-blocking stream and stream-ordered buffers: tracing never waits on (or
+  // holds up) other work on the GPU. Every array the pass must fill starts poisoned.
+  const CudaStream stream;
+  const cudaStream_t s = stream.get();
+  DeviceBuffer<Key> keys_in(keys, s), keys_out(n, s), local_sorted(n, s);
+  DeviceBuffer<std::uint32_t> values_in(iota, s), values_out(n, s), digits(n, s);
+  keys_out.poison();
+  local_sorted.poison();
+  values_out.poison();
+  digits.poison();
 
   Pass<Key> pass{};
   pass.keys_in = keys_in.data();
@@ -234,19 +247,19 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, const Con
   pass.config = config;
   pass.digits = digits.data();
   pass.local_sorted = local_sorted.data();
-  pass.stream = nullptr;
-  DeviceBuffer<std::uint32_t> table(pass.table_entries());
-  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(pass.table_entries()));
+  pass.stream = s;
+  DeviceBuffer<std::uint32_t> table(pass.table_entries(), s);
+  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(pass.table_entries()), s);
+  table.poison();
   pass.table = table.data();
   pass.scan_temp = scan_temp.data();
   pass.scan_temp_bytes = scan_temp.bytes();
 
   count_step(pass);
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
   trace.block_bucket_table = table.download();  // before the in-place scan overwrites it
   scan_step(pass);
   scatter_step(pass);
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  stream.synchronize();
   trace.digits = digits.download();
   trace.scanned_table = table.download();
   trace.local_sorted = local_sorted.download();

@@ -3,28 +3,18 @@
 /// pass compared with the CPU model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "chapters/01_scan_sort/scan_sort.hpp"
 #include "chapters/01_scan_sort/scan_sort_model.hpp"
 #include "common/device_buffer.hpp"
+#include "tests/stage01/stage01_sorter.hpp"
 #include "tests/support/device_sort_suite.hpp"
+#include "tests/support/legacy_stream_blocker.hpp"
 
 namespace {
 
-struct Stage01Sorter {
-  static constexpr std::size_t kTileItems = sortlab::stage01::kThreadsPerBlock;
-  template <typename Key>
-  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
-                        const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage01::sort_keys(temp, bytes, in, out, n, options, stream);
-  }
-  template <typename Key>
-  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
-                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-                         const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage01::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options,
-                                 stream);
-  }
-};
+using sortlab::testing::Stage01Sorter;
 
 using sortlab::testing::SortCase;
 using Stage01Cases =
@@ -76,6 +66,21 @@ TEST(Stage01Usage, SortsAHandfulOfKeys) {
                                              keys_out.data(), host_keys.size());
   //! [stage01 usage]
   EXPECT_EQ(keys_out.download(), (std::vector<std::uint32_t>{0, 3, 3, 7, 9, 12}));
+}
+
+// Tracing runs on a stream of its own: it must finish, complete, while the legacy default stream
+// is held by another kernel (it never queues work there nor waits for the whole device).
+TEST(Stage01Trace, NeverWaitsOnTheLegacyStream) {
+  const auto keys = sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, 5000,
+                                                          sortlab::testing::test_seed());
+  decltype(sortlab::stage01::trace_pass(keys, 3)) trace;
+  EXPECT_TRUE(sortlab::testing::finishes_while_the_legacy_stream_is_blocked([&] {
+    trace = sortlab::stage01::trace_pass(keys, 3);
+  })) << "trace_pass waited on the legacy stream or the device";
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(trace.keys_out.size(), keys.size());
+  EXPECT_TRUE(std::is_permutation(trace.keys_out.begin(), trace.keys_out.end(), keys.begin()))
+      << "the trace's output is not a permutation of its input (unwritten poison?)";
 }
 
 }  // namespace

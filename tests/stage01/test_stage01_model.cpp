@@ -3,6 +3,9 @@
 /// with the reference sort.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "chapters/01_scan_sort/scan_sort.hpp"
 #include "chapters/01_scan_sort/scan_sort_model.hpp"
 #include "common/distributions.hpp"
@@ -75,6 +78,18 @@ TEST(Stage01BytesModel, ChargesTheTwoLevelScanOfTheBits) {
   EXPECT_DOUBLE_EQ(sortlab::stage01::bytes_moved(1 << 20, 4, 4, 32), 32.0 * (32.0 * n + scan));
   // no bits: the sort is a copy
   EXPECT_DOUBLE_EQ(sortlab::stage01::bytes_moved(1 << 20, 4, 4, 0), 2.0 * 8.0 * n);
+}
+
+// A bad trace argument is rejected before any GPU work (so this runs on any machine), and the
+// message names the value it got.
+TEST(Stage01TraceArguments, BadBitIsRejectedWithItsValue) {
+  const std::vector<std::uint32_t> keys = {3, 1, 2};
+  try {
+    (void)sortlab::stage01::trace_pass(keys, 32);
+    ADD_FAILURE() << "no error for a bit outside the key";
+  } catch (const sortlab::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("bit = 32"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace

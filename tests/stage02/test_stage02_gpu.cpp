@@ -4,28 +4,18 @@
 /// the CPU model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "chapters/02_coalesced_sort/coalesced_sort.hpp"
 #include "chapters/02_coalesced_sort/coalesced_sort_model.hpp"
 #include "common/device_buffer.hpp"
+#include "tests/stage02/stage02_sorter.hpp"
 #include "tests/support/device_sort_suite.hpp"
+#include "tests/support/legacy_stream_blocker.hpp"
 
 namespace {
 
-struct Stage02Sorter {
-  static constexpr std::size_t kTileItems = sortlab::stage02::kTileItems;
-  template <typename Key>
-  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
-                        const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage02::sort_keys(temp, bytes, in, out, n, options, stream);
-  }
-  template <typename Key>
-  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
-                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-                         const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage02::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options,
-                                 stream);
-  }
-};
+using sortlab::testing::Stage02Sorter;
 
 using sortlab::testing::SortCase;
 using Stage02Cases =
@@ -102,6 +92,21 @@ TEST(Stage02Usage, SortsAHandfulOfKeys) {
                                              keys_out.data(), host_keys.size());
   //! [stage02 usage]
   EXPECT_EQ(keys_out.download(), (std::vector<std::uint32_t>{0, 3, 3, 7, 9, 12}));
+}
+
+// Tracing runs on a stream of its own: it must finish, complete, while the legacy default stream
+// is held by another kernel (it never queues work there nor waits for the whole device).
+TEST(Stage02Trace, NeverWaitsOnTheLegacyStream) {
+  const auto keys = sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, 5000,
+                                                          sortlab::testing::test_seed());
+  decltype(sortlab::stage02::trace_pass(keys, 3)) trace;
+  EXPECT_TRUE(sortlab::testing::finishes_while_the_legacy_stream_is_blocked([&] {
+    trace = sortlab::stage02::trace_pass(keys, 3);
+  })) << "trace_pass waited on the legacy stream or the device";
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(trace.keys_out.size(), keys.size());
+  EXPECT_TRUE(std::is_permutation(trace.keys_out.begin(), trace.keys_out.end(), keys.begin()))
+      << "the trace's output is not a permutation of its input (unwritten poison?)";
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 /// model sort agrees with the reference sort.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "chapters/02_coalesced_sort/coalesced_sort.hpp"
 #include "chapters/02_coalesced_sort/coalesced_sort_model.hpp"
 #include "common/distributions.hpp"
@@ -133,6 +136,18 @@ TEST(Stage02BytesModel, ChargesTheScanOfTheBlockBucketTable) {
   EXPECT_DOUBLE_EQ(sortlab::stage02::bytes_moved(1 << 20, 4, 0, 32),
                    32.0 * (12.0 * n + 8.0 * entries + scan));
   EXPECT_DOUBLE_EQ(sortlab::stage02::bytes_moved(1 << 20, 4, 4, 0), 2.0 * 8.0 * n);
+}
+
+// A bad trace argument is rejected before any GPU work (so this runs on any machine), and the
+// message names the value it got.
+TEST(Stage02TraceArguments, BadBitIsRejectedWithItsValue) {
+  const std::vector<std::uint32_t> keys = {3, 1, 2};
+  try {
+    (void)sortlab::stage02::trace_pass(keys, -1);
+    ADD_FAILURE() << "no error for a bit outside the key";
+  } catch (const sortlab::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("bit = -1"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace

@@ -4,34 +4,21 @@
 /// the CPU model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
 #include "chapters/03_multibit_radix/multibit_radix.hpp"
 #include "chapters/03_multibit_radix/multibit_radix_model.hpp"
 #include "common/device_buffer.hpp"
+#include "tests/stage03/stage03_sorter.hpp"
 #include "tests/support/device_sort_suite.hpp"
+#include "tests/support/legacy_stream_blocker.hpp"
 
 namespace {
 
-/// The sorter the shared suite drives, for digit width kRadixBits.
-template <int kRadixBits>
-struct Stage03Sorter {
-  static constexpr std::size_t kTileItems = sortlab::stage03::kTileItems;
-  template <typename Key>
-  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
-                        const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage03::sort_keys(temp, bytes, in, out, n, options,
-                                sortlab::stage03::Config{kRadixBits}, stream);
-  }
-  template <typename Key>
-  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
-                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-                         const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage03::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options,
-                                 sortlab::stage03::Config{kRadixBits}, stream);
-  }
-};
+using sortlab::testing::Stage03Sorter;
 
 using sortlab::testing::SortCase;
 template <int kRadixBits>
@@ -133,6 +120,21 @@ TEST(Stage03Usage, SortsAHandfulOfKeys) {
                                              keys_out.data(), host_keys.size(), {}, config);
   //! [stage03 usage]
   EXPECT_EQ(keys_out.download(), (std::vector<std::uint32_t>{0, 3, 3, 7, 9, 12}));
+}
+
+// Tracing runs on a stream of its own: it must finish, complete, while the legacy default stream
+// is held by another kernel (it never queues work there nor waits for the whole device).
+TEST(Stage03Trace, NeverWaitsOnTheLegacyStream) {
+  const auto keys = sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, 5000,
+                                                          sortlab::testing::test_seed());
+  decltype(sortlab::stage03::trace_pass(keys, 3)) trace;
+  EXPECT_TRUE(sortlab::testing::finishes_while_the_legacy_stream_is_blocked([&] {
+    trace = sortlab::stage03::trace_pass(keys, 3);
+  })) << "trace_pass waited on the legacy stream or the device";
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(trace.keys_out.size(), keys.size());
+  EXPECT_TRUE(std::is_permutation(trace.keys_out.begin(), trace.keys_out.end(), keys.begin()))
+      << "the trace's output is not a permutation of its input (unwritten poison?)";
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 /// show the row-major table), the argument checks, and the full model sort against the reference.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include <vector>
 
 #include "chapters/03_multibit_radix/multibit_radix.hpp"
@@ -170,6 +173,18 @@ TYPED_TEST(Stage03ModelSort, BitWindowsAndDescending) {
         expect_matches_reference(sortlab::generate_keys<Key>(distribution, 1000, seed), options,
                                  Config{r});
       }
+}
+
+// A bad trace argument is rejected before any GPU work (so this runs on any machine), and the
+// message names the value it got.
+TEST(Stage03TraceArguments, BadBitIsRejectedWithItsValue) {
+  const std::vector<std::uint32_t> keys = {3, 1, 2};
+  try {
+    (void)sortlab::stage03::trace_pass(keys, 40);
+    ADD_FAILURE() << "no error for a bit outside the key";
+  } catch (const sortlab::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("first_bit = 40"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace

@@ -4,37 +4,22 @@
 /// CPU model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "chapters/04_coarsened_radix/coarsened_radix.hpp"
 #include "chapters/04_coarsened_radix/coarsened_radix_model.hpp"
 #include "common/device_buffer.hpp"
+#include "tests/stage04/stage04_sorter.hpp"
 #include "tests/support/device_sort_suite.hpp"
+#include "tests/support/legacy_stream_blocker.hpp"
 
 namespace {
 
+using sortlab::testing::DefaultSorter;
+using sortlab::testing::Stage04Sorter;
+
 using sortlab::stage04::Config;
 
-/// Stage 04 with digit width kRadixBits and kKeysPerThread keys per thread.
-template <int kRadixBits, int kKeysPerThread>
-struct Stage04Sorter {
-  static constexpr Config kConfig{kRadixBits, kKeysPerThread};
-  static constexpr std::size_t kTileItems =
-      static_cast<std::size_t>(sortlab::stage04::kThreadsPerBlock) * kKeysPerThread;
-  template <typename Key>
-  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
-                        const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage04::sort_keys(temp, bytes, in, out, n, options, kConfig, stream);
-  }
-  template <typename Key>
-  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
-                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-                         const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage04::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options,
-                                 kConfig, stream);
-  }
-};
-
-using DefaultSorter =
-    Stage04Sorter<sortlab::stage04::kDefaultRadixBits, sortlab::stage04::kDefaultKeysPerThread>;
 static_assert(DefaultSorter::kTileItems == sortlab::stage04::kDefaultTileItems);
 
 using sortlab::testing::SortCase;
@@ -121,6 +106,10 @@ TEST(Stage04KeysPerThread, EverySupportedValueSorts) {
   for (int k : sortlab::stage04::kSupportedKeysPerThread) {
     SCOPED_TRACE("keys_per_thread=" + std::to_string(k) + " seed=" + std::to_string(seed));
     const Config config{4, k};
+    // Fresh poison for every K: a kernel that writes nothing must not pass on the output
+    // that the previous K left behind.
+    keys_out.poison();
+    values_out.poison();
     std::size_t temp_bytes = 0;
     sortlab::stage04::sort_pairs<std::uint32_t>(nullptr, temp_bytes, keys_in.data(),
                                                 keys_out.data(), values_in.data(),
@@ -149,6 +138,21 @@ TEST(Stage04Usage, SortsAHandfulOfKeys) {
                                              keys_out.data(), host_keys.size(), {}, config);
   //! [stage04 usage]
   EXPECT_EQ(keys_out.download(), (std::vector<std::uint32_t>{0, 3, 3, 7, 9, 12}));
+}
+
+// Tracing runs on a stream of its own: it must finish, complete, while the legacy default stream
+// is held by another kernel (it never queues work there nor waits for the whole device).
+TEST(Stage04Trace, NeverWaitsOnTheLegacyStream) {
+  const auto keys = sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, 5000,
+                                                          sortlab::testing::test_seed());
+  decltype(sortlab::stage04::trace_pass(keys, 3)) trace;
+  EXPECT_TRUE(sortlab::testing::finishes_while_the_legacy_stream_is_blocked([&] {
+    trace = sortlab::stage04::trace_pass(keys, 3);
+  })) << "trace_pass waited on the legacy stream or the device";
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(trace.keys_out.size(), keys.size());
+  EXPECT_TRUE(std::is_permutation(trace.keys_out.begin(), trace.keys_out.end(), keys.begin()))
+      << "the trace's output is not a permutation of its input (unwritten poison?)";
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 /// the reference sort, and invalid configurations are rejected.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "chapters/04_coarsened_radix/coarsened_radix.hpp"
 #include "chapters/04_coarsened_radix/coarsened_radix_model.hpp"
 #include "common/distributions.hpp"
@@ -168,6 +171,18 @@ TEST(Stage04BytesModel, ChargesTheScanOfTheSmallerTable) {
   EXPECT_DOUBLE_EQ(sortlab::stage04::bytes_moved(1 << 20, 4, 0, 32, Config{4, 1}),
                    8.0 * (12.0 * n + 8.0 * 65536 + 16.0 * 65536 + 1024.0));
   EXPECT_DOUBLE_EQ(sortlab::stage04::bytes_moved(1 << 20, 4, 4, 0, Config{4, 8}), 2.0 * 8.0 * n);
+}
+
+// A bad trace argument is rejected before any GPU work (so this runs on any machine), and the
+// message names the value it got.
+TEST(Stage04TraceArguments, BadBitIsRejectedWithItsValue) {
+  const std::vector<std::uint32_t> keys = {3, 1, 2};
+  try {
+    (void)sortlab::stage04::trace_pass(keys, 32);
+    ADD_FAILURE() << "no error for a bit outside the key";
+  } catch (const sortlab::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("first_bit = 32"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace
