@@ -1,18 +1,23 @@
 /// \file
-/// \brief Implementation of the shared benchmark machinery.
+/// \brief Implementation of the shared benchmark machinery: input generation, rotating input
+/// sets, and the glue between Google Benchmark and the timing core (bench/timing).
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <sstream>
+#include <string>
 
 #include "bench/bench_support.hpp"
-#include "common/cuda_timer.hpp"
+#include "bench/timing/buffer_plan.hpp"
+#include "bench/timing/sampler.hpp"
 #include "common/device_buffer.hpp"
 #include "common/errors.hpp"
 
 namespace sortlab::bench {
 namespace {
+
+/// Device memory left free for the sort's own scratch growth, the flush buffer and the driver
+/// when the rotating inputs are sized (at least this, or a tenth of the free memory).
+constexpr std::size_t kReservedBytes = std::size_t{1} << 30;
 
 /// SplitMix64: a good 64-bit mix, so key i of seed s is random and reproducible on the device.
 __device__ std::uint64_t mix64(std::uint64_t x) {
@@ -22,16 +27,29 @@ __device__ std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/// Uniform random 32-bit keys, ANDed and_count extra times (CUB's entropy reduction).
+/// Keys of one KeyShape (32-bit patterns, reinterpreted as i32 or f32 by the typed sorts).
 __global__ void generate_keys_kernel(std::uint32_t* keys, std::size_t n, std::uint64_t seed,
-                                     int and_count) {
+                                     KeyShape::Kind kind, int and_count) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   std::uint64_t state = mix64(seed ^ (i * 0xD1B54A32D192ED03ull));
   std::uint32_t key = static_cast<std::uint32_t>(state >> 32);
-  for (int k = 0; k < and_count; ++k) {
-    state = mix64(state);
-    key &= static_cast<std::uint32_t>(state >> 32);
+  switch (kind) {
+    case KeyShape::Kind::kAndReduced:
+      for (int k = 0; k < and_count; ++k) {  // CUB's entropy reduction
+        state = mix64(state);
+        key &= static_cast<std::uint32_t>(state >> 32);
+      }
+      break;
+    case KeyShape::Kind::kSorted:  // evenly spaced, ascending (n <= 2^30, so no overflow)
+      key = static_cast<std::uint32_t>((static_cast<std::uint64_t>(i) << 32) / n);
+      break;
+    case KeyShape::Kind::kEqual:
+      key = static_cast<std::uint32_t>(mix64(seed) >> 32);
+      break;
+    case KeyShape::Kind::kFewDistinct:
+      key = static_cast<std::uint32_t>(mix64(seed + state % kFewDistinctValues) >> 32);
+      break;
   }
   keys[i] = key;
 }
@@ -45,206 +63,224 @@ unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>((n + 255) / 256);
 }
 
-/// Enough input copies that together they exceed the L2 several times over.
-std::size_t rotating_buffer_count(std::size_t bytes_per_input) {
-  int device = 0;
-  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
-  int l2_bytes = 0;
-  SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  const std::size_t wanted = 4 * static_cast<std::size_t>(l2_bytes);
-  return std::clamp<std::size_t>(
-      (wanted + bytes_per_input - 1) / std::max<std::size_t>(1, bytes_per_input), 1, 64);
+/// Device memory the rotating inputs may take now: the free memory less a reserve.
+std::size_t input_memory_budget() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SORTLAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t reserve = std::max(kReservedBytes, free_bytes / 10);
+  return free_bytes > reserve ? free_bytes - reserve : 0;
 }
 
-double median(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  const std::size_t mid = samples.size() / 2;
-  return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+/// The sampling options of a configuration.
+timing::SamplerOptions sampler_options(const BenchConfig& config) {
+  timing::SamplerOptions options;
+  options.mode = config.timing;
+  options.flush_l2 = config.flush_l2;
+  options.rule = config.stopping;
+  return options;
 }
 
-std::vector<int> parse_int_list(const std::string& text, const std::string& flag) {
-  std::vector<int> values;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    char* end = nullptr;
-    const long value = std::strtol(item.c_str(), &end, 10);
-    require(!item.empty() && *end == '\0', "bad value '" + item + "' in " + flag);
-    values.push_back(static_cast<int>(value));
+/// The timing counters every row carries (milliseconds) and Google Benchmark's own time (the
+/// median, so its console table shows the figure the results page uses).
+void report_timing(benchmark::State& state, const timing::Measurement& measurement) {
+  const timing::SampleSummary& summary = measurement.summary;
+  state.SetIterationTime(summary.median * 1e-3);
+  state.counters["median_ms"] = summary.median;
+  state.counters["min_ms"] = summary.min;
+  state.counters["p10_ms"] = summary.p10;
+  state.counters["p90_ms"] = summary.p90;
+  state.counters["samples"] = static_cast<double>(summary.count);
+  state.counters["noise"] = summary.relative_noise;
+  state.counters["converged"] = measurement.stop == timing::StopReason::kConverged ? 1.0 : 0.0;
+}
+
+/// Rotating input sets of one sort benchmark: slot s holds keys (and values) at keys(s),
+/// values(s). The first set is allocated before the scratch query, the others after it, sized
+/// by the memory left (timing::rotating_buffer_count()).
+class RotatingInputs {
+ public:
+  RotatingInputs(std::size_t n, bool pairs) : n_(n), pairs_(pairs), first_keys_(n) {
+    if (pairs_) first_values_.resize(n);
   }
-  require(!values.empty(), flag + " needs at least one value");
-  return values;
-}
 
-std::vector<std::string> parse_string_list(const std::string& text) {
-  std::vector<std::string> values;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) values.push_back(item);
-  return values;
-}
+  /// Allocates and fills every set.
+  /// \param shape the keys' shape
+  /// \param slots number of sets (at least 1)
+  void fill(const KeyShape& shape, std::size_t slots) {
+    slots_ = slots;
+    more_keys_.resize((slots - 1) * n_);
+    if (pairs_) more_values_.resize((slots - 1) * n_);
+    for (std::size_t s = 0; s < slots; ++s) {
+      // Seed 1234 + s for every entry: each rung of the ladder sorts exactly the same keys.
+      generate_keys_kernel<<<blocks_for(n_), 256>>>(keys(s), n_, 1234 + s, shape.kind,
+                                                    shape.and_count);
+      SORTLAB_CHECK_LAUNCH();
+      if (pairs_) {
+        iota_kernel<<<blocks_for(n_), 256>>>(values(s), n_);
+        SORTLAB_CHECK_LAUNCH();
+      }
+    }
+    SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
 
-void measure_sort(benchmark::State& state, const SortEntry& entry, std::size_t n, int and_count) {
+  /// Keys of set \p slot.
+  std::uint32_t* keys(std::size_t slot) {
+    return slot == 0 ? first_keys_.data() : more_keys_.data() + (slot - 1) * n_;
+  }
+  /// Values of set \p slot (null for keys only).
+  std::uint32_t* values(std::size_t slot) {
+    if (!pairs_) return nullptr;
+    return slot == 0 ? first_values_.data() : more_values_.data() + (slot - 1) * n_;
+  }
+  /// Number of sets.
+  std::size_t slots() const { return slots_; }
+
+ private:
+  std::size_t n_;
+  bool pairs_;
+  std::size_t slots_ = 1;
+  DeviceBuffer<std::uint32_t> first_keys_, first_values_, more_keys_, more_values_;
+};
+
+void measure_sort(benchmark::State& state, const SortEntry& entry, std::size_t n,
+                  const KeyShape& shape, const BenchConfig& config) {
+  timing::Sampler& sampler = timing::shared_sampler();
   const std::size_t kb = key_bytes(entry.key_type);
-  const std::size_t buffers = rotating_buffer_count(n * (kb + (entry.pairs ? 4 : 0)));
-  std::vector<DeviceBuffer<std::uint32_t>> inputs;  // 32-bit keys: any u32/i32/f32 bit pattern
-  for (std::size_t b = 0; b < buffers; ++b) {
-    inputs.emplace_back(n);
-    // Same seed for every stage: each rung of the ladder sorts exactly the same keys.
-    generate_keys_kernel<<<blocks_for(n), 256>>>(inputs.back().data(), n, 1234 + b, and_count);
-    SORTLAB_CHECK_LAUNCH();
-  }
-  DeviceBuffer<std::uint32_t> keys_out(n), values_in, values_out;
-  if (entry.pairs) {
-    values_in.resize(n);
-    values_out.resize(n);
-    iota_kernel<<<blocks_for(n), 256>>>(values_in.data(), n);
-    SORTLAB_CHECK_LAUNCH();
-  }
+  const std::size_t vb = entry.pairs ? sizeof(std::uint32_t) : 0;
+  RotatingInputs inputs(n, entry.pairs);
+  DeviceBuffer<std::uint32_t> keys_out(n), values_out(entry.pairs ? n : 0);
+  // The scratch size is asked for once, here, never inside a timed call.
   std::size_t temp_bytes = 0;
-  entry.sort(nullptr, temp_bytes, inputs[0].data(), keys_out.data(), values_in.data(),
-             values_out.data(), n, nullptr);
+  entry.sort(nullptr, temp_bytes, inputs.keys(0), keys_out.data(), inputs.values(0),
+             values_out.data(), n, sampler.stream());
   DeviceBuffer<unsigned char> temp(temp_bytes);
-  auto run_once = [&](std::size_t b) {
-    entry.sort(temp.data(), temp_bytes, inputs[b].data(), keys_out.data(), values_in.data(),
-               values_out.data(), n, nullptr);
+  inputs.fill(shape, timing::rotating_buffer_count(n * (kb + vb), sampler.l2_bytes(),
+                                                   input_memory_budget() + n * (kb + vb)));
+  const timing::Launch launch = [&](cudaStream_t stream, std::size_t slot) {
+    entry.sort(temp.data(), temp_bytes, inputs.keys(slot), keys_out.data(), inputs.values(slot),
+               values_out.data(), n, stream);
   };
-  for (std::size_t warm = 0; warm < 2; ++warm) run_once(warm % buffers);  // module load, caches
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
-
-  CudaEventTimer timer;
-  std::vector<double> seconds;
-  std::size_t iteration = 0;
+  timing::SamplerOptions options = sampler_options(config);
+  if (entry.host_synchronizes) options.mode = timing::TimingMode::kEvents;
+  timing::Measurement measurement;
   for (auto _ : state) {
-    timer.start();
-    run_once(iteration++ % buffers);
-    timer.stop();
-    const double elapsed = timer.elapsed_ms() * 1e-3;
-    state.SetIterationTime(elapsed);
-    seconds.push_back(elapsed);
+    try {
+      measurement = sampler.measure(launch, inputs.slots(), options);
+    } catch (const timing::BlockingTimeout&) {
+      // A call that waits for the host and is not marked so: measure it as it can be measured.
+      options.mode = timing::TimingMode::kEvents;
+      measurement = sampler.measure(launch, inputs.slots(), options);
+    }
+    report_timing(state, measurement);
   }
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
-  const double typical = median(seconds);
-  const double bytes = entry.bytes(n, kb, entry.pairs ? 4 : 0);
+  const double seconds = measurement.summary.median * 1e-3;
+  state.counters["timed_with_events"] =
+      options.mode == timing::TimingMode::kEvents && config.timing != options.mode ? 1.0 : 0.0;
+  const double bytes = entry.bytes(n, kb, vb);
   state.counters["n"] = static_cast<double>(n);
-  state.counters["ands"] = and_count;
-  state.counters["median_ms"] = typical * 1e3;
-  state.counters["keys_per_s"] = static_cast<double>(n) / typical;
+  state.counters["ands"] = shape.kind == KeyShape::Kind::kAndReduced ? shape.and_count : 0;
+  state.counters["rotating_inputs"] = static_cast<double>(inputs.slots());
+  state.counters["keys_per_s"] = static_cast<double>(n) / seconds;
   state.counters["bytes"] = bytes;
-  state.counters["GBps"] = bytes / typical * 1e-9;
+  state.counters["GBps"] = bytes / seconds * 1e-9;
   state.SetLabel(entry.summary);
 }
 
-/// A failing entry (a thrown sortlab::Error or CUDA error) is reported as this benchmark's error
-/// and the run goes on, so one broken rung cannot cost the whole table its JSON.
-void run_sort_benchmark(benchmark::State& state, const SortEntry& entry, std::size_t n,
-                        int and_count) {
+/// Runs \p body and turns a thrown sortlab::Error or CUDA error into this benchmark's error, so
+/// one broken rung cannot cost the whole table its JSON.
+template <typename Body>
+void report_errors(benchmark::State& state, Body body) {
   try {
-    measure_sort(state, entry, n, and_count);
+    body();
   } catch (const std::exception& error) {
     state.SkipWithError(error.what());
     cudaGetLastError();  // clear a non-sticky error so the next entry starts clean
   }
 }
 
-void run_copy_benchmark(benchmark::State& state, std::size_t bytes) {
-  const std::size_t buffers = rotating_buffer_count(bytes);
-  std::vector<DeviceBuffer<unsigned char>> sources;
-  for (std::size_t b = 0; b < buffers; ++b) {
-    sources.emplace_back(bytes);
-    sources.back().fill_bytes(b & 0xff);
-  }
+void measure_copy(benchmark::State& state, std::size_t n, bool pairs, const BenchConfig& config) {
+  timing::Sampler& sampler = timing::shared_sampler();
+  const std::size_t bytes =
+      timing::copy_floor_bytes(n, sizeof(std::uint32_t), pairs ? sizeof(std::uint32_t) : 0);
   DeviceBuffer<unsigned char> target(bytes);
+  const std::size_t slots =
+      timing::rotating_buffer_count(bytes, sampler.l2_bytes(), input_memory_budget());
+  DeviceBuffer<unsigned char> sources(slots * bytes);
+  sources.fill_bytes(0x5a);
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
-  CudaEventTimer timer;
-  std::vector<double> seconds;
-  std::size_t iteration = 0;
+  const timing::Launch launch = [&](cudaStream_t stream, std::size_t slot) {
+    SORTLAB_CUDA_CHECK(cudaMemcpyAsync(target.data(), sources.data() + slot * bytes, bytes,
+                                       cudaMemcpyDeviceToDevice, stream));
+  };
+  timing::Measurement measurement;
   for (auto _ : state) {
-    timer.start();
-    SORTLAB_CUDA_CHECK(cudaMemcpyAsync(target.data(), sources[iteration++ % buffers].data(), bytes,
-                                       cudaMemcpyDeviceToDevice));
-    timer.stop();
-    const double elapsed = timer.elapsed_ms() * 1e-3;
-    state.SetIterationTime(elapsed);
-    seconds.push_back(elapsed);
+    measurement = sampler.measure(launch, slots, sampler_options(config));
+    report_timing(state, measurement);
   }
-  const double typical = median(seconds);
-  state.counters["bytes"] = 2.0 * static_cast<double>(bytes);
-  state.counters["median_ms"] = typical * 1e3;
-  state.counters["GBps"] = 2.0 * static_cast<double>(bytes) / typical * 1e-9;
-  state.SetLabel("device-to-device copy: the practical bandwidth ceiling");
+  const double moved = 2.0 * static_cast<double>(bytes);  // read + write
+  state.counters["n"] = static_cast<double>(n);
+  state.counters["ands"] = 0;
+  state.counters["rotating_inputs"] = static_cast<double>(slots);
+  state.counters["keys_per_s"] = static_cast<double>(n) / (measurement.summary.median * 1e-3);
+  state.counters["bytes"] = moved;
+  state.counters["GBps"] = moved / (measurement.summary.median * 1e-3) * 1e-9;
+  state.SetLabel(pairs ? "device-to-device copy of the keys and values: the floor of a pair sort"
+                       : "device-to-device copy of the keys: the floor of a keys-only sort");
+}
+
+/// Registers one benchmark with the settings every sortlab benchmark shares: one Google
+/// Benchmark iteration, inside which the sampler takes all its samples.
+template <typename Body>
+void register_one(const std::string& name, Body body) {
+  benchmark::RegisterBenchmark(
+      name.c_str(), [body](benchmark::State& state) { report_errors(state, [&] { body(state); }); })
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+/// Records how this program samples in the JSON context.
+/// \param config the parsed command line
+void add_timing_context(const BenchConfig& config) {
+  const timing::Sampler& sampler = timing::shared_sampler();
+  benchmark::AddCustomContext("sortlab_timing", timing::to_string(config.timing));
+  benchmark::AddCustomContext(
+      "sortlab_l2_flush_bytes",
+      config.flush_l2 ? std::to_string(timing::l2_flush_bytes(sampler.l2_bytes())) : "0");
+  benchmark::AddCustomContext("sortlab_max_noise",
+                              std::to_string(config.stopping.max_relative_noise));
+  benchmark::AddCustomContext("sortlab_min_samples", std::to_string(config.stopping.min_samples));
+  benchmark::AddCustomContext("sortlab_max_time_s", std::to_string(config.stopping.max_seconds));
 }
 
 }  // namespace
 
-std::size_t key_bytes(const std::string& key_type) {
-  require(key_type == "u32" || key_type == "i32" || key_type == "f32",
-          "unknown key type '" + key_type + "' (valid: u32, i32, f32)");
-  return 4;
-}
-
-BenchConfig parse_config(int& argc, char** argv) {
-  BenchConfig config;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value_of = [&](const char* flag) -> const char* {
-      const std::size_t length = std::strlen(flag);
-      return arg.compare(0, length, flag) == 0 ? argv[i] + length : nullptr;
-    };
-    if (const char* v = value_of("--sizes=")) {
-      config.log2_sizes = parse_int_list(v, "--sizes");
-    } else if (const char* v = value_of("--ands=")) {
-      config.and_counts = parse_int_list(v, "--ands");
-    } else if (const char* v = value_of("--types=")) {
-      config.key_types = parse_string_list(v);
-      for (const auto& type : config.key_types) key_bytes(type);  // validates
-    } else if (const char* v = value_of("--pairs=")) {
-      const std::string choice = v;
-      require(choice == "0" || choice == "1" || choice == "both",
-              "--pairs must be 0 (keys only), 1 (pairs only) or both");
-      config.keys = choice != "1";
-      config.pairs = choice != "0";
-    } else if (const char* v = value_of("--min_time=")) {
-      config.min_time = std::strtod(v, nullptr);
-      require(config.min_time > 0, "--min_time must be positive");
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-  for (int k : config.log2_sizes) require(k >= 0 && k <= 30, "--sizes: log2 n must be in 0..30");
-  return config;
-}
-
 void register_sort(const SortEntry& entry, const BenchConfig& config) {
   for (int log2_size : config.log2_sizes) {
     if (log2_size > entry.max_log2_size) continue;
-    for (int and_count : config.and_counts) {
+    for (const KeyShape& shape : config.key_shapes) {
       const std::size_t n = std::size_t{1} << log2_size;
       std::string name = entry.name + "/" + entry.key_type + "/" + (entry.pairs ? "pairs" : "keys");
       if (!entry.variant.empty()) name += "/" + entry.variant;
-      name += "/n:" + std::to_string(n) + "/ands:" + std::to_string(and_count);
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [entry, n, and_count](benchmark::State& state) {
-                                     run_sort_benchmark(state, entry, n, and_count);
-                                   })
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond)
-          ->MinTime(config.min_time);
+      name += "/n:" + std::to_string(n) + "/" + shape.name_part();
+      register_one(name, [entry, n, shape, config](benchmark::State& state) {
+        measure_sort(state, entry, n, shape, config);
+      });
     }
   }
 }
 
 void register_copy_bandwidth(const BenchConfig& config) {
-  for (int log2_size : config.log2_sizes) {
-    const std::size_t bytes = (std::size_t{1} << log2_size) * 4;
-    const std::string name = "copy/u32/keys/n:" + std::to_string(bytes / 4) + "/ands:0";
-    benchmark::RegisterBenchmark(
-        name.c_str(), [bytes](benchmark::State& state) { run_copy_benchmark(state, bytes); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond)
-        ->MinTime(config.min_time);
+  for (bool pairs : {false, true}) {
+    if ((pairs && !config.pairs) || (!pairs && !config.keys)) continue;
+    for (int log2_size : config.log2_sizes) {
+      const std::size_t n = std::size_t{1} << log2_size;
+      const std::string name = std::string("copy/u32/") + (pairs ? "pairs" : "keys") +
+                               "/n:" + std::to_string(n) + "/ands:0";
+      register_one(name, [n, pairs, config](benchmark::State& state) {
+        measure_copy(state, n, pairs, config);
+      });
+    }
   }
 }
 
@@ -258,6 +294,7 @@ int run_main(int argc, char** argv, const std::function<void(const BenchConfig&)
       std::fprintf(stderr, "sortlab benchmarks need a CUDA GPU; none is usable here.\n");
       return 1;
     }
+    add_timing_context(config);
     register_all(config);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

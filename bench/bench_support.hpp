@@ -1,7 +1,8 @@
 /// \file
-/// \brief What every sortlab benchmark shares: inputs generated on the GPU, rotating input
-/// buffers (so the 50 MB L2 cannot flatter small sizes), CUDA-event timing with warm-up, the
-/// median over iterations, and the counters the results table is built from.
+/// \brief What every sortlab benchmark shares: inputs generated on the GPU, rotating input sets
+/// (keys and values) that together exceed the L2 at every size, the timing core of bench/timing
+/// (L2 flush, blocking kernel or graph replay, samples until the noise is low), and the counters
+/// the results table is built from.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -13,24 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_config.hpp"
+
 namespace sortlab::bench {
-
-/// What to measure; set from the command line (see parse_config()).
-struct BenchConfig {
-  std::vector<int> log2_sizes = {16, 18, 20, 22, 24, 26, 28};  ///< n = 2^k for each k
-  std::vector<int> and_counts = {0};  ///< key entropy: 0 = uniform, 2 = 0.544 bits/bit, ...
-  std::vector<std::string> key_types = {"u32"};  ///< any of u32, i32, f32
-  bool keys = true;                              ///< measure keys-only sorts
-  bool pairs = false;                            ///< measure key-value sorts
-  double min_time = 0.1;  ///< seconds of timed iterations per benchmark (after warm-up)
-};
-
-/// Parses and removes sortlab's own flags from argv, leaving Google Benchmark's:
-/// --sizes=16,20,24 (log2 n), --ands=0,2 (entropy), --types=u32,f32, --pairs=0|1|both,
-/// --min_time=0.1. Throws sortlab::Error on a malformed flag.
-/// \param argc argument count, updated
-/// \param argv arguments, with sortlab's flags removed
-BenchConfig parse_config(int& argc, char** argv);
 
 /// A sort under test: (temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, stream);
 /// values pointers are null for a keys-only sort.
@@ -51,23 +37,27 @@ struct SortEntry {
   BytesModel bytes;        ///< the stage's bytes model
   std::string variant;     ///< optional extra name part, e.g. "r:4" (empty for none)
   int max_log2_size = 30;  ///< larger sizes are skipped (a slow stage caps its own sweep)
+  /// The call waits for the host (e.g. copies a count to it): it cannot be queued behind the
+  /// blocking kernel or captured, so it is timed with TimingMode::kEvents whatever --timing says,
+  /// and its row says so (counter timed_with_events = 1).
+  bool host_synchronizes = false;
 };
 
-/// Registers \p entry for every size and entropy in \p config. Benchmark names read
-/// "<name>/<type>/<keys|pairs>[/<variant>]/n:<n>/ands:<k>"; the JSON counters are
-/// keys_per_s, GBps, median_ms, n, ands and bytes.
+/// Registers \p entry for every size and key shape in \p config. Benchmark names read
+/// "<name>/<type>/<keys|pairs>[/<variant>]/n:<n>/<shape>" with <shape> a KeyShape::name_part()
+/// ("ands:0", "dist:sorted"); the JSON counters are median_ms, min_ms, p10_ms, p90_ms, samples,
+/// noise (robust relative), converged (1 when the noise bound was met), keys_per_s, GBps, bytes,
+/// n and ands.
 /// \param entry the sort to measure
-/// \param config sizes and entropies
+/// \param config sizes, key shapes and sampling
 void register_sort(const SortEntry& entry, const BenchConfig& config);
 
-/// Registers the device-to-device copy that measures this GPU's practical bandwidth ceiling
-/// (counter GBps counts bytes read plus bytes written).
-/// \param config sizes to measure at
+/// Registers the device-to-device copies that are each table's common floor: at every size, a
+/// cudaMemcpyAsync of timing::copy_floor_bytes() (one read and one write of every key, and of
+/// every value for pairs), named "copy/u32/keys/n:<n>/ands:0" and "copy/u32/pairs/..." (the
+/// latter when \p config asks for pairs). Counter GBps counts bytes read plus bytes written.
+/// \param config sizes, keys and/or pairs, sampling
 void register_copy_bandwidth(const BenchConfig& config);
-
-/// Number of bytes in a key type named "u32", "i32" or "f32".
-/// \param key_type the type's short name
-std::size_t key_bytes(const std::string& key_type);
 
 /// Adapts a stage's typed sort_keys / sort_pairs pair into a SortCall for \p key_type.
 /// `Stage` is a struct with static templates `sort_keys<Key>(temp, bytes, in, out, n, stream)`

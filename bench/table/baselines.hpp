@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "bench/bench_support.hpp"
 
@@ -45,6 +46,9 @@ void register_cub_segmented_radix_sort(const BenchConfig& config);
 /// "seg:S"). Bytes model: the floor, as for register_cub_segmented_radix_sort().
 /// \param config sizes and entropies; registers nothing unless keys-only sorts of u32 are asked for
 void register_cub_segmented_sort(const BenchConfig& config);
+
+/// "CUB 3.0.1, Thrust 3.0.1": the CCCL version the baselines (and stage 00) are compiled with.
+std::string cccl_version();
 
 /// All four baselines above.
 /// \param config sizes, entropies, keys and/or pairs

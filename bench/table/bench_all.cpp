@@ -1,14 +1,16 @@
 /// \file
-/// \brief `bench_all`, the program behind `make table`: the copy-bandwidth ceiling, every stage
-/// of the ladder, stage 03's radix-width sweep, stage 04's keys-per-thread sweep and the Thrust
-/// and CUB baselines, all on one fixed set of inputs (kInputSet below; docs/results/README.md
-/// explains it). The GPU, the input set and the sweeps' defaults go into the JSON context, so
-/// bench/table/results_table.py describes what was measured from the JSON alone.
+/// \brief `bench_all`, the program behind `make table`: the copy floors, every stage of the
+/// ladder, CUB on every key type (its best instantiation is the baseline), stage 03's radix-width
+/// sweep, stage 04's keys-per-thread sweep and the Thrust and CUB baselines, all on one fixed set
+/// of inputs (input_set() below; docs/results/README.md explains it). The GPU, the input set and
+/// the sweeps' defaults go into the JSON context, so bench/table/results_table.py describes what
+/// was measured from the JSON alone.
 ///
-/// Example: `bench_all --min_time=0.05 --benchmark_out=all.json`; a slice of it:
+/// Example: `bench_all --max_time=0.2 --benchmark_out=all.json`; a slice of it:
 /// `bench_all --benchmark_filter='^stage0[34]/'`.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -25,11 +27,11 @@ namespace {
 
 /// What one group of the fixed input set measures.
 enum class Measure {
-  kLadder,    ///< copy bandwidth, every stage, thrust::sort and the CUB segmented sorts
-  kEntropy,   ///< every stage and thrust::sort on reduced-entropy keys
-  kPairs,     ///< every stage and thrust::sort_by_key on key-value pairs
-  kKeyTypes,  ///< CUB (stage 00) on the other key types, for the torch.sort comparison
-  kSweeps,    ///< stage 03's r sweep and stage 04's keys-per-thread sweep
+  kLadder,    ///< copy floor, every stage, thrust::sort and the CUB segmented sorts
+  kKeyTypes,  ///< CUB (stage 00) on i32 and f32 keys: its best instantiation, torch.sort's peer
+  kEntropy,   ///< every stage, thrust::sort and CUB on every key type, other key shapes
+  kPairs,     ///< copy floor, every stage, thrust::sort_by_key and CUB on every key type, pairs
+  kSweeps,    ///< stage 03's r sweep and stage 04's keys-per-thread and r sweeps
 };
 
 /// One group of the fixed input set: the inputs and what is measured on them.
@@ -37,28 +39,39 @@ struct InputGroup {
   Measure measure;                     ///< what runs on these inputs
   const char* what;                    ///< description for the JSON context
   std::vector<int> log2_sizes;         ///< n = 2^k
-  std::vector<int> and_counts;         ///< key entropy (0 = uniform, 2 = 0.544 bits per bit)
-  std::vector<std::string> key_types;  ///< key types
+  std::vector<KeyShape> key_shapes;    ///< key shapes (uniform, AND-reduced, sorted, ...)
+  std::vector<std::string> key_types;  ///< key types (the stages and Thrust run u32 only)
   bool pairs;                          ///< pairs only (true) or keys only (false)
 };
 
+/// Every AND count and distribution of the entropy sweep (CUB's benchmarks' AND-reduction 0-4;
+/// 0 is the ladder itself), plus one repeated value, sorted keys and 16 distinct values.
+std::vector<KeyShape> entropy_sweep() {
+  std::vector<KeyShape> shapes;
+  for (int ands = 1; ands <= 4; ++ands) shapes.push_back(and_reduced(ands));
+  for (const char* name : {"equal", "sorted", "few"}) shapes.push_back(parse_key_shape(name));
+  return shapes;
+}
+
 /// The fixed input set of `make table`. Keys come from bench_support's generator with the same
 /// seeds for every entry, so every rung sorts exactly the same keys. Sized to finish in a few
-/// minutes on an H100: the slow 1-bit stages cap their own largest size (kMaxLog2Size).
+/// minutes on an H100: the 1-bit stages 01 and 02 stop at 2^28 (kMaxLog2Size; about 10 samples
+/// of 0.13 s and 0.07 s there), stage 03's r = 8 at 2^26.
 const std::vector<InputGroup>& input_set() {
+  const std::vector<int> ladder_sizes = {16, 18, 20, 22, 24, 26, 28};
   // One group per two lines, read as a table (hence no clang-format).
   // clang-format off
   static const std::vector<InputGroup> groups = {
       {Measure::kLadder, "ladder: copy, stages, thrust::sort, CUB segmented sorts",
-       {16, 20, 24, 28}, {0}, {"u32"}, false},
-      {Measure::kEntropy, "reduced entropy: stages, thrust::sort",
-       {24}, {2}, {"u32"}, false},
-      {Measure::kPairs, "pairs (u32 values): stages, thrust::sort_by_key",
-       {20, 24}, {0}, {"u32"}, true},
-      {Measure::kKeyTypes, "other key types: CUB (for torch.sort)",
-       {16, 20, 24, 28}, {0}, {"i32", "f32"}, false},
+       ladder_sizes, {and_reduced(0)}, {"u32"}, false},
+      {Measure::kKeyTypes, "CUB on the other key types (its best instantiation; torch.sort's peer)",
+       ladder_sizes, {and_reduced(0)}, {"i32", "f32"}, false},
+      {Measure::kEntropy, "entropy sweep: stages, thrust::sort, CUB on every key type",
+       {24, 28}, entropy_sweep(), {"u32", "i32", "f32"}, false},
+      {Measure::kPairs, "pairs (u32 values): copy, stages, thrust::sort_by_key, CUB on every key type",
+       {24, 28}, {and_reduced(0)}, {"u32", "i32", "f32"}, true},
       {Measure::kSweeps, "sweeps: stage 03 r = 1..8, stage 04 keys per thread and r = 3..8",
-       {20, 24}, {0}, {"u32"}, false},
+       {20, 24}, {and_reduced(0)}, {"u32"}, false},
   };
   // clang-format on
   return groups;
@@ -66,18 +79,33 @@ const std::vector<InputGroup>& input_set() {
 
 /// The BenchConfig of one group, with the timing flags of the command line.
 /// \param group the inputs
-/// \param flags the parsed command line (only min_time is kept)
+/// \param flags the parsed command line (only its timing is kept)
 BenchConfig config_of(const InputGroup& group, const BenchConfig& flags) {
   BenchConfig config = flags;
   config.log2_sizes = group.log2_sizes;
-  config.and_counts = group.and_counts;
+  config.key_shapes = group.key_shapes;
   config.key_types = group.key_types;
   config.keys = !group.pairs;
   config.pairs = group.pairs;
   return config;
 }
 
-/// "name: u32 keys, n = 2^16 2^20, ands = 0" for the JSON context.
+/// The same inputs on u32 keys only (what the stages and Thrust sort).
+/// \param config the inputs
+BenchConfig only_u32(BenchConfig config) {
+  config.key_types = {"u32"};
+  return config;
+}
+
+/// The same inputs on every key type but u32 (CUB's other instantiations beside the ladder).
+/// \param config the inputs
+BenchConfig except_u32(BenchConfig config) {
+  config.key_types.erase(std::remove(config.key_types.begin(), config.key_types.end(), "u32"),
+                         config.key_types.end());
+  return config;
+}
+
+/// "name: u32 keys, n = 2^16 2^20, ands:0 dist:sorted" for the JSON context.
 /// \param group the inputs
 std::string describe(const InputGroup& group) {
   std::string text = std::string(group.what) + ": ";
@@ -85,8 +113,8 @@ std::string describe(const InputGroup& group) {
     text += (i ? "," : "") + group.key_types[i];
   text += group.pairs ? " pairs, n =" : " keys, n =";
   for (int k : group.log2_sizes) text += " 2^" + std::to_string(k);
-  text += ", ands =";
-  for (int a : group.and_counts) text += " " + std::to_string(a);
+  text += ", shapes =";
+  for (const KeyShape& shape : group.key_shapes) text += " " + shape.name_part();
   return text;
 }
 
@@ -115,11 +143,14 @@ std::string built_stages() {
 
 /// Records the GPU, the input set and the sweeps' defaults in the JSON context.
 void add_context() {
-  int device = 0, sm_count = 0, l2_bytes = 0, runtime = 0;
+  int device = 0, sm_count = 0, l2_bytes = 0, runtime = 0, driver = 0;
   SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
   SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   SORTLAB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  SORTLAB_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  benchmark::AddCustomContext("sortlab_cuda_driver", std::to_string(driver));
+  benchmark::AddCustomContext("sortlab_cccl", cccl_version());
   benchmark::AddCustomContext("sortlab_gpu_name", gpu_description());
   benchmark::AddCustomContext("sortlab_gpu_file_name", gpu_file_name());
   benchmark::AddCustomContext("sortlab_sm_count", std::to_string(sm_count));
@@ -146,7 +177,7 @@ void add_context() {
 /// \param flags the parsed command line
 void warn_about_ignored_flags(const BenchConfig& flags) {
   const BenchConfig defaults;
-  if (flags.log2_sizes != defaults.log2_sizes || flags.and_counts != defaults.and_counts ||
+  if (flags.log2_sizes != defaults.log2_sizes || flags.key_shapes != defaults.key_shapes ||
       flags.key_types != defaults.key_types || flags.keys != defaults.keys ||
       flags.pairs != defaults.pairs)
     std::fprintf(stderr,
@@ -171,12 +202,15 @@ void register_all(const BenchConfig& flags) {
         register_cub_segmented_sort(config);
         break;
       case Measure::kEntropy:
-        register_ladder(config);
+        register_ladder(only_u32(config));
         register_thrust_sort(config);
+        register_stage00(except_u32(config));
         break;
       case Measure::kPairs:
-        register_ladder(config);
+        register_copy_bandwidth(config);
+        register_ladder(only_u32(config));
         register_thrust_sort_by_key(config);
+        register_stage00(except_u32(config));
         break;
       case Measure::kKeyTypes:
         register_stage00(config);

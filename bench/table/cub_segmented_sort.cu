@@ -21,7 +21,10 @@ void register_cub_segmented_sort(const BenchConfig& config) {
               static_cast<std::uint32_t*>(keys_out), static_cast<int>(n),
               detail::segment_count(n, segment_size), offsets, offsets + 1, stream));
         };
-      });
+      },
+      // DeviceSegmentedSort copies its partition of the segments to the host and waits for it
+      // (measured: the blocking kernel timed out on it), so it cannot be queued behind one.
+      /*host_synchronizes=*/true);
 }
 
 }  // namespace sortlab::bench

@@ -52,9 +52,11 @@ inline int segment_count(std::size_t n, std::size_t segment_size) {
 /// \param name entry name ("cub-segmented-radix", ...)
 /// \param what the call, for the label ("cub::DeviceSegmentedSort::SortKeys")
 /// \param make_call builds the SortCall for one segment size
+/// \param host_synchronizes the call waits for the host (SortEntry::host_synchronizes)
 inline void register_segmented(const BenchConfig& config, const std::string& name,
                                const std::string& what,
-                               const std::function<SortCall(std::size_t)>& make_call) {
+                               const std::function<SortCall(std::size_t)>& make_call,
+                               bool host_synchronizes = false) {
   if (!wants_u32(config, false)) return;
   for (std::size_t segment_size : kSegmentSizes) {
     SortEntry entry;
@@ -66,6 +68,7 @@ inline void register_segmented(const BenchConfig& config, const std::string& nam
     entry.variant = "seg:" + std::to_string(segment_size);
     entry.sort = make_call(segment_size);
     entry.bytes = floor_bytes;
+    entry.host_synchronizes = host_synchronizes;
     register_sort(entry, config);
   }
 }

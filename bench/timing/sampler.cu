@@ -92,7 +92,7 @@ double Sampler::sample(const Launch& launch, std::size_t slot, const SamplerOpti
   }
   SORTLAB_CUDA_CHECK(cudaEventSynchronize(stop_));
   if (options.mode == TimingMode::kBlocking && blocker_->timed_out())
-    throw Error(
+    throw BlockingTimeout(
         "the blocking kernel timed out: the timed call waited for the host (a synchronising CUDA "
         "call?); measure it with --timing=events");
   float milliseconds = 0.0f;

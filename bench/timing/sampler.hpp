@@ -16,8 +16,16 @@
 #include "bench/timing/stopping_rule.hpp"
 #include "bench/timing/stream_blocker.hpp"
 #include "bench/timing/timing_mode.hpp"
+#include "common/errors.hpp"
 
 namespace sortlab::bench::timing {
+
+/// Thrown by Sampler::measure() when a blocking kernel timed out: the timed call waited for the
+/// host, so the stream could not be held while it was queued.
+class BlockingTimeout : public Error {
+ public:
+  using Error::Error;
+};
 
 /// How to sample.
 struct SamplerOptions {
@@ -56,8 +64,8 @@ class Sampler {
   std::size_t l2_bytes() const { return l2_bytes_; }
 
   /// Times \p launch: warm-up calls, then one call per sample on input sets 0, 1, ...,
-  /// slots − 1, 0, ... until options.rule says stop. Throws sortlab::Error when a blocking
-  /// kernel timed out (the call waited for the host) or a CUDA call failed.
+  /// slots − 1, 0, ... until options.rule says stop. Throws BlockingTimeout when a blocking
+  /// kernel timed out (the call waited for the host), sortlab::Error when a CUDA call failed.
   /// \param launch the work of one sample
   /// \param slots number of rotating input sets launch accepts
   /// \param options mode, flush, stopping rule
