@@ -64,7 +64,7 @@ const std::vector<InputGroup>& input_set() {
   static const std::vector<InputGroup> groups = {
       {Measure::kLadder, "ladder: copy, stages, thrust::sort, CUB segmented sorts",
        ladder_sizes, {and_reduced(0)}, {"u32"}, false},
-      {Measure::kKeyTypes, "CUB on the other key types (its best instantiation; torch.sort's peer)",
+      {Measure::kKeyTypes, "CUB on the other key types (its best instantiation, torch.sort's peer)",
        ladder_sizes, {and_reduced(0)}, {"i32", "f32"}, false},
       {Measure::kEntropy, "entropy sweep: stages, thrust::sort, CUB on every key type",
        {24, 28}, entropy_sweep(), {"u32", "i32", "f32"}, false},

@@ -6,9 +6,11 @@
 #
 #   bash bench/table/make_table.sh [build-dir]        (or: make table BUILD=build)
 #
-# Environment: CUDA_ARCH (default 90) for a fresh configure, MIN_TIME (seconds of timed runs per
-# benchmark, default 0.2), BENCH_FILTER (a --benchmark_filter regex, for a quick partial run),
-# NVIDIA_SMI (the nvidia-smi to ask; tests point it at a missing command).
+# Environment: CUDA_ARCH (default 90) for a fresh configure, MAX_TIME (cap on the seconds of
+# sampling per benchmark, default 0.5; each still takes at least 10 samples, and stops earlier
+# once their noise is under 1%), TIMING (blocking, graph or events; default blocking),
+# BENCH_FILTER (a --benchmark_filter regex, for a quick partial run), NVIDIA_SMI (the nvidia-smi
+# to ask; tests point it at a missing command).
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -18,7 +20,8 @@ case "$build_arg" in
   *) build=$repo_root/$build_arg ;;
 esac
 nvidia_smi=${NVIDIA_SMI:-nvidia-smi}
-min_time=${MIN_TIME:-0.2}
+max_time=${MAX_TIME:-${MIN_TIME:-0.5}}
+timing=${TIMING:-blocking}
 started=$(date +%s)
 
 say() { echo "== make table: $* ($(( $(date +%s) - started ))s)"; }
@@ -58,11 +61,16 @@ out_dir=$build/table
 mkdir -p "$out_dir"
 bench_json=$out_dir/bench_all.json
 torch_json=$out_dir/torch.json
+gpu_state_json=$out_dir/gpu_state.json
+rm -f "$gpu_state_json"
+# The GPU's clocks, power limit, temperature and load before the run (and after it, below).
+python3 "$repo_root/bench/table/gpu_state.py" --out "$gpu_state_json" --phase before \
+  --nvidia-smi "$nvidia_smi"
 filter=()
 [ -n "${BENCH_FILTER:-}" ] && filter=(--benchmark_filter="$BENCH_FILTER")
 total=$("$bench_all" --benchmark_list_tests=true "${filter[@]}" 2>/dev/null | grep -c /n: || true)
 say "running $total benchmarks (stages, sweeps, baselines) -> $bench_json"
-stdbuf -oL "$bench_all" --min_time="$min_time" "${filter[@]}" \
+stdbuf -oL "$bench_all" --max_time="$max_time" --timing="$timing" "${filter[@]}" \
     --benchmark_out="$bench_json" --benchmark_out_format=json \
   | awk -v total="$total" '
       /\/n:[0-9]+/ && !/^(Benchmark|-)/ { printf "[%d/%d] %s\n", ++done, total, $0; fflush(); next }
@@ -71,10 +79,13 @@ stdbuf -oL "$bench_all" --min_time="$min_time" "${filter[@]}" \
 # 4. PyTorch baselines (skipped, with the reason in the JSON, when torch or CUDA is missing).
 say "torch.sort / torch.topk"
 python3 "$repo_root/bench/table/torch_baseline.py" --like "$bench_json" --out "$torch_json" \
-  --min-time "$min_time"
+  --max-time "$max_time"
+python3 "$repo_root/bench/table/gpu_state.py" --out "$gpu_state_json" --phase after \
+  --nvidia-smi "$nvidia_smi"
 
 # 5. Tables, plot, README blocks.
 say "writing docs/results"
 python3 "$repo_root/bench/table/results_table.py" --bench-json "$bench_json" \
-  --torch-json "$torch_json" --results-dir "$repo_root/docs/results" --repo-root "$repo_root"
+  --torch-json "$torch_json" --gpu-state "$gpu_state_json" \
+  --results-dir "$repo_root/docs/results" --repo-root "$repo_root"
 say "done"

@@ -8,8 +8,10 @@ produces, without a single hand-typed number:
   sorted by speed), pairs, reduced entropy, baselines, torch.topk, the stage 03 / stage 04 sweeps
   and the copy bandwidth;
 * ``docs/results/<gpu>.json`` (and ``<gpu>-torch.json``): verbatim copies of the raw JSON;
-* ``docs/results/<gpu>-keys-per-second.png``: keys/s against n for every stage and baseline
-  (skipped with a note when matplotlib is missing);
+* ``docs/results/<gpu>-keys-per-second.png``: G keys/s against n for every stage and baseline,
+  with the copy floor drawn as the roofline (skipped with a note when matplotlib is missing);
+* ``docs/results/<gpu>-gpu-state.json``: nvidia-smi's view of the GPU before and after the run
+  (gpu_state.py), when make_table.sh recorded it;
 * the marked blocks of the READMEs: ``<!-- results:table:begin/end -->`` in README.md,
   ``<!-- results:stageNN:begin/end -->`` and ``<!-- sweep:stageNN:begin/end -->`` in each
   ``chapters/NN_*/README.md``. A file without the markers is left alone (and the script says so).
@@ -18,9 +20,15 @@ Everything below the command-line layer is a pure function from parsed JSON to m
 so tests can check tables and README rewriting on a small fixture without a GPU.
 
 Benchmark names follow bench/bench_support.hpp:
-``<entry>/<type>/<keys|pairs>[/<variant>]/n:<n>/ands:<k>`` plus Google Benchmark's own suffixes
-(``/min_time:0.050``, ``/manual_time``), which are ignored. Counters: n, ands, median_ms,
-keys_per_s, GBps, bytes.
+``<entry>/<type>/<keys|pairs>[/<variant>]/n:<n>/<shape>`` with <shape> ``ands:<k>`` or
+``dist:<name>`` (sorted, equal, few), plus Google Benchmark's own suffixes (``/min_time:0.050``,
+``/iterations:1``, ``/manual_time``), which are ignored. Counters: n, ands, median_ms, min_ms,
+p10_ms, p90_ms, samples, noise, converged, keys_per_s, GBps, bytes. JSON written before issue 13's
+timing method (no ``sortlab_timing`` in its context, no p10/p90) is still read: its rows show
+dashes where the spread would be.
+
+``--check`` regenerates the page and the README blocks in memory and exits 1 when any committed
+file differs (the committed docs can never drift from the committed JSON).
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 # Name parts Google Benchmark appends to a benchmark's name; they say nothing about the input.
@@ -41,8 +49,14 @@ _BENCHMARK_FLAGS = ("manual_time", "real_time", "process_time")
 
 _STAGE_RE = re.compile(r"^stage(\d\d)$")
 
+# The baseline every "vs CUB" ratio uses: the fastest of CUB's u32, i32 and f32 sorts of the same
+# bits (derived by ResultSet from the stage00 rows; the u32 row as shipped stays beside it).
+CUB_BEST = "stage00-cub-best"
+_CUB_KEY_TYPES = ("u32", "i32", "f32")
+
 # Order of the baselines in their table (unknown entries follow, alphabetically).
-_BASELINE_ORDER = ("stage00", "thrust", "cub-segmented-radix", "cub-segmented-sort", "torch-sort")
+_BASELINE_ORDER = ("stage00", CUB_BEST, "thrust", "cub-segmented-radix", "cub-segmented-sort",
+                   "torch-sort")
 
 # What a sweep's variant prefix means, for the sweep tables' first column.
 _SWEEP_PARAMETERS = {"r": "r (bits per digit)", "kpt": "keys per thread"}
@@ -50,11 +64,16 @@ _SWEEP_PARAMETERS = {"r": "r (bits per digit)", "kpt": "keys per thread"}
 # The README sizes: the top-level README shows the ladder at these sizes.
 README_LOG2_SIZES = (24, 28)
 
-# Smallest n in the page's tables (smaller sizes are launch-bound; they stay in the plot and JSON).
-TABLE_MIN_N = 1 << 20
+# Smallest n in the page's tables (every size of the ladder, 2^16 up, since issue 13's method
+# keeps launch gaps out of the timed region).
+TABLE_MIN_N = 1 << 16
 
 # Entropy of keys ANDed k times (CUB's benchmarks and GPUSorting's generator use the same table).
 AND_ENTROPY = {0: "1.000", 1: "0.811", 2: "0.544", 3: "0.337", 4: "0.201"}
+
+# The key shapes other than AND-reduction (bench/key_shape.hpp), in the order the tables show them.
+DISTRIBUTIONS = {"equal": "one value repeated (entropy 0)", "sorted": "already sorted",
+                 "few": "16 distinct values in random order"}
 
 DASH = "—"
 
@@ -74,6 +93,13 @@ class Result:
     gbps: float  # the entry's bytes model / median time, in GB/s
     bytes: float  # the entry's bytes model
     label: str  # what the entry is (a stage's kSummary)
+    dist: str = ""  # "" for AND-reduced keys, else a DISTRIBUTIONS name ("sorted", ...)
+    min_ms: Optional[float] = None  # fastest sample (None in JSON from before issue 13)
+    p10_ms: Optional[float] = None  # 10th percentile of the samples
+    p90_ms: Optional[float] = None  # 90th percentile of the samples
+    samples: Optional[int] = None  # number of samples the median is of
+    noise: Optional[float] = None  # robust relative noise of the samples
+    converged: Optional[bool] = None  # whether the noise bound was met (else a cap stopped it)
 
     @property
     def stage_number(self) -> Optional[int]:
@@ -92,6 +118,7 @@ class ParsedName:
     variant: str
     n: Optional[int]
     ands: Optional[int]
+    dist: str = ""
 
 
 def parse_name(name: str) -> ParsedName:
@@ -111,6 +138,7 @@ def parse_name(name: str) -> ParsedName:
     variant_parts: List[str] = []
     n: Optional[int] = None
     ands: Optional[int] = None
+    dist = ""
     for part in rest:
         if part in _BENCHMARK_FLAGS or part.startswith(_BENCHMARK_SUFFIXES):
             continue
@@ -118,9 +146,11 @@ def parse_name(name: str) -> ParsedName:
             n = int(part[2:])
         elif part.startswith("ands:"):
             ands = int(part[5:])
+        elif part.startswith("dist:"):
+            dist = part[5:]
         else:
             variant_parts.append(part)
-    return ParsedName(entry, key_type, kind, "/".join(variant_parts), n, ands)
+    return ParsedName(entry, key_type, kind, "/".join(variant_parts), n, ands, dist)
 
 
 @dataclass(frozen=True)
@@ -154,6 +184,12 @@ def parse_benchmarks(document: Mapping[str, Any]) -> Tuple[List[Result], List[Fa
         n = int(bench.get("n", parsed.n or 0))
         median_ms = float(bench["median_ms"])
         keys_per_s = float(bench.get("keys_per_s", n / (median_ms * 1e-3) if median_ms else 0.0))
+
+        def optional(counter: str) -> Optional[float]:
+            return float(bench[counter]) if counter in bench else None
+
+        samples = optional("samples")
+        converged = optional("converged")
         results.append(
             Result(
                 entry=parsed.entry,
@@ -167,6 +203,13 @@ def parse_benchmarks(document: Mapping[str, Any]) -> Tuple[List[Result], List[Fa
                 gbps=float(bench.get("GBps", 0.0)),
                 bytes=float(bench.get("bytes", 0.0)),
                 label=str(bench.get("label", "")),
+                dist=parsed.dist,
+                min_ms=optional("min_ms"),
+                p10_ms=optional("p10_ms"),
+                p90_ms=optional("p90_ms"),
+                samples=int(samples) if samples is not None else None,
+                noise=optional("noise"),
+                converged=bool(converged) if converged is not None else None,
             )
         )
     return results, failures
@@ -177,30 +220,33 @@ class ResultSet:
 
     def __init__(self, results: Iterable[Result], context: Optional[Mapping[str, Any]] = None,
                  failures: Iterable[Failure] = ()):
-        """Indexes results; context is the merged JSON context (GPU name, date, ...);
-        failures are the benchmarks that reported an error."""
+        """Indexes results and derives CUB's best instantiation (cub_best_results); context is
+        the merged JSON context (GPU name, date, ...); failures are the benchmarks that reported
+        an error."""
         self.results: List[Result] = list(results)
         self.context: Dict[str, Any] = dict(context or {})
         self.failures: List[Failure] = list(failures)
-        self._index: Dict[Tuple[str, str, str, str, int, int], Result] = {}
+        self.results += cub_best_results(self.results)
+        self._index: Dict[Tuple[str, str, str, str, int, int, str], Result] = {}
         for result in self.results:
-            key = (result.entry, result.key_type, result.kind, result.variant, result.n, result.ands)
+            key = (result.entry, result.key_type, result.kind, result.variant, result.n,
+                   result.ands, result.dist)
             self._index[key] = result
 
     def find(
         self, entry: str, n: int, key_type: str = "u32", kind: str = "keys", variant: str = "",
-        ands: int = 0,
+        ands: int = 0, dist: str = "",
     ) -> Optional[Result]:
         """The result of entry on one input, or None when it was not measured."""
-        return self._index.get((entry, key_type, kind, variant, n, ands))
+        return self._index.get((entry, key_type, kind, variant, n, ands, dist))
 
     def failure(self, entry: str, n: int, key_type: str = "u32", kind: str = "keys",
-                variant: str = "", ands: int = 0) -> Optional[Failure]:
+                variant: str = "", ands: int = 0, dist: str = "") -> Optional[Failure]:
         """The failure of entry on one input, or None when it did not fail."""
         for failure in self.failures:
             p = failure.parsed
-            if (p.entry, p.key_type, p.kind, p.variant, p.n, p.ands or 0) == (
-                    entry, key_type, kind, variant, n, ands):
+            if (p.entry, p.key_type, p.kind, p.variant, p.n, p.ands or 0, p.dist) == (
+                    entry, key_type, kind, variant, n, ands, dist):
                 return failure
         return None
 
@@ -210,7 +256,7 @@ class ResultSet:
         return sorted(names, key=lambda name: int(name[5:]))
 
     def sizes(self, entry: Optional[str] = None, kind: str = "keys", ands: int = 0,
-              key_type: str = "u32", variant: Optional[str] = "") -> List[int]:
+              key_type: str = "u32", variant: Optional[str] = "", dist: str = "") -> List[int]:
         """Sorted sizes measured for entry (any stage when None) on the given inputs.
 
         variant None accepts any variant.
@@ -218,15 +264,33 @@ class ResultSet:
         found = {
             r.n for r in self.results
             if (r.entry == entry if entry else r.stage_number is not None)
-            and r.kind == kind and r.ands == ands and r.key_type == key_type
+            and r.kind == kind and r.ands == ands and r.key_type == key_type and r.dist == dist
             and (variant is None or r.variant == variant)
         }
         return sorted(found)
+
+    def shapes(self) -> List[Tuple[int, str]]:
+        """The key shapes (ands, dist) the stages were measured on besides uniform keys: AND
+        counts ascending, then the DISTRIBUTIONS in their order."""
+        found = {(r.ands, r.dist) for r in self.results if r.stage_number is not None
+                 and r.kind == "keys" and r.key_type == "u32"} - {(0, "")}
+        order = list(DISTRIBUTIONS)
+        return sorted(found, key=lambda s: (s[1] != "", order.index(s[1]) if s[1] in order
+                                            else len(order), s[1], s[0]))
 
     def copy_ceiling(self) -> Optional[Result]:
         """The copy benchmark with the highest bandwidth: the practical ceiling of this GPU."""
         copies = [r for r in self.results if r.entry == "copy"]
         return max(copies, key=lambda r: r.gbps) if copies else None
+
+    def copy_floor(self, n: int, kind: str = "keys") -> Optional[Result]:
+        """The floor copy of a sort of n keys (kind "pairs": keys and values), measured in the
+        same run: one read and one write of every key (and value). None when not measured."""
+        return self.find("copy", n, "u32", kind)
+
+    def cub(self, n: int, kind: str = "keys", ands: int = 0, dist: str = "") -> Optional[Result]:
+        """The CUB baseline of one input: CUB's best instantiation (CUB_BEST)."""
+        return self.find(CUB_BEST, n, "u32", kind, "", ands, dist)
 
     def label_of(self, entry: str) -> str:
         """The label (kSummary) of the entry's default variant, or of any of its results."""
@@ -254,6 +318,27 @@ class ResultSet:
     def date(self) -> str:
         """The day of the measurement (from Google Benchmark's context), YYYY-MM-DD."""
         return str(self.context.get("date", ""))[:10] or "unknown date"
+
+
+def cub_best_results(results: Sequence[Result]) -> List[Result]:
+    """CUB's best instantiation at every input it was measured on: the fastest of the stage00
+    rows of the u32, i32 and f32 sorts of the same bits (same n, kind and key shape), as entry
+    CUB_BEST with key type u32 (the ladder's), its label naming the winner and the candidates.
+    A user picks the fastest instantiation; the ladder's u32 row as shipped stays beside it."""
+    groups: Dict[Tuple[int, str, int, str], List[Result]] = {}
+    for result in results:
+        if result.entry == "stage00" and result.variant == "" and \
+                result.key_type in _CUB_KEY_TYPES:
+            groups.setdefault((result.n, result.kind, result.ands, result.dist), []).append(result)
+    derived = []
+    for members in groups.values():
+        best = min(members, key=lambda r: (r.median_ms, _CUB_KEY_TYPES.index(r.key_type)))
+        candidates = sorted((r.key_type for r in members), key=_CUB_KEY_TYPES.index)
+        label = (f"CUB DeviceRadixSort, the fastest of its {', '.join(candidates)} sorts of the "
+                 f"same bits (here {best.key_type})" if len(candidates) > 1 else
+                 f"CUB DeviceRadixSort, only its {best.key_type} sort measured here")
+        derived.append(replace(best, entry=CUB_BEST, key_type="u32", label=label))
+    return derived
 
 
 def load_result_set(documents: Sequence[Mapping[str, Any]]) -> ResultSet:
@@ -334,6 +419,27 @@ def fmt_ratio(ratio: Optional[float]) -> str:
     return f"{fmt_sig(ratio, 2)}×"
 
 
+def fmt_spread(result: Result) -> str:
+    """The p10–p90 range of the samples ("0.470–0.482"), or a dash when the JSON has none."""
+    if result.p10_ms is None or result.p90_ms is None:
+        return DASH
+    return f"{fmt_ms(result.p10_ms)}–{fmt_ms(result.p90_ms)}"
+
+
+def copies_worth(result: Result, copy: Optional[Result]) -> Optional[float]:
+    """How many floor copies the result's time would pay for: result time / copy time, the copy
+    of the same keys (and values) measured in the same run (ResultSet.copy_floor). 1 is the floor;
+    unlike a bandwidth fraction it never rewards a design for moving more bytes."""
+    if copy is None or copy.median_ms <= 0 or result.median_ms <= 0:
+        return None
+    return result.median_ms / copy.median_ms
+
+
+def fmt_worth(worth: Optional[float]) -> str:
+    """Copies' worth with 3 significant digits, or a dash."""
+    return DASH if worth is None else fmt_sig(worth)
+
+
 def escape_cell(text: str) -> str:
     """Text safe inside a markdown table cell."""
     return text.replace("|", "\\|").replace("\n", " ")
@@ -355,26 +461,33 @@ def speed_ratio(reference: Optional[Result], result: Optional[Result]) -> Option
     return reference.median_ms / result.median_ms
 
 
-def copy_fraction(result: Result, copy: Optional[Result]) -> Optional[float]:
-    """Fraction of the copy ceiling the result reaches by its own bytes model."""
-    if copy is None or copy.gbps <= 0 or result.gbps <= 0:
-        return None
-    return result.gbps / copy.gbps
+def describe_shape(ands: int = 0, dist: str = "") -> str:
+    """ "uniform", "ANDed 2× (entropy 0.544 bits per bit)", "already sorted" ..."""
+    if dist:
+        return DISTRIBUTIONS.get(dist, dist)
+    return ("uniform" if ands == 0 else
+            f"ANDed {ands}× (entropy {AND_ENTROPY.get(ands, '?')} bits per bit)")
 
 
-def describe_input(n: int, kind: str = "keys", ands: int = 0, key_type: str = "u32") -> str:
+def describe_input(n: int, kind: str = "keys", ands: int = 0, key_type: str = "u32",
+                   dist: str = "") -> str:
     """ "n = 2^24 u32 keys, uniform" and the like."""
-    entropy = ("uniform" if ands == 0 else
-               f"ANDed {ands}× (entropy {AND_ENTROPY.get(ands, '?')} bits per bit)")
-    return f"n = {fmt_n(n)} {key_type} {kind}, {entropy}"
+    return f"n = {fmt_n(n)} {key_type} {kind}, {describe_shape(ands, dist)}"
+
+
+def short_shape(ands: int, dist: str) -> str:
+    """A short input note for a table cell: "", ", ANDed 2×", ", sorted"."""
+    if dist:
+        return f", {dist}"
+    return f", ANDed {ands}×" if ands else ""
 
 
 # ---------------------------------------------------------------------------------------------
 # Tables
 
-LADDER_HEADERS = ("stage", "what changed", "median ms", "G keys/s", "GB/s",
-                  "% of copy BW", "vs previous stage", "vs CUB")
-_LADDER_ALIGN = (False, False, True, True, True, True, True, True)
+LADDER_HEADERS = ("stage", "what changed", "median ms", "p10–p90 ms", "G keys/s",
+                  "GB/s (own bytes)", "copies' worth", "vs previous stage", "vs CUB best")
+_LADDER_ALIGN = (False, False, True, True, True, True, True, True, True)
 
 
 def previous_stage(stage: str) -> Optional[str]:
@@ -386,33 +499,41 @@ def previous_stage(stage: str) -> Optional[str]:
     return f"stage{number - 1:02d}" if number >= 2 else None
 
 
+def measured_cells(result: Result, copy: Optional[Result]) -> List[str]:
+    """median, spread, G keys/s, GB/s and copies' worth of one result."""
+    return [fmt_ms(result.median_ms), fmt_spread(result), fmt_gkeys(result.keys_per_s),
+            fmt_gbps(result.gbps), fmt_worth(copies_worth(result, copy))]
+
+
 def ladder_table(results: ResultSet, n: int, kind: str = "keys", ands: int = 0,
-                 key_type: str = "u32") -> Optional[str]:
-    """The ladder at one input: every stage in ladder order (not sorted by speed).
+                 key_type: str = "u32", dist: str = "") -> Optional[str]:
+    """The ladder at one input: every stage in ladder order (not sorted by speed), CUB's best
+    instantiation right after stage 00 (the u32 sort as shipped).
 
     A stage that was not measured at this size (the 1-bit stages cap their own sizes) keeps its
     row, with dashes. Returns None when no stage was measured on this input.
     """
-    copy = results.copy_ceiling()
-    cub = results.find("stage00", n, key_type, kind, "", ands)
+    copy = results.copy_floor(n, kind)
+    cub = results.cub(n, kind, ands, dist)
     rows: List[List[str]] = []
     any_measured = False
     for stage in results.stages():
-        result = results.find(stage, n, key_type, kind, "", ands)
+        result = results.find(stage, n, key_type, kind, "", ands, dist)
         label = results.label_of(stage)
         if result is None:
-            failure = results.failure(stage, n, key_type, kind, "", ands)
+            failure = results.failure(stage, n, key_type, kind, "", ands, dist)
             why = f"failed: {failure.message}" if failure else "not measured at this size"
-            rows.append([stage, f"{label} ({why})", DASH, DASH, DASH, DASH, DASH, DASH])
+            rows.append([stage, f"{label} ({why})"] + [DASH] * 7)
             continue
         any_measured = True
         previous = previous_stage(stage)
-        prev_result = results.find(previous, n, key_type, kind, "", ands) if previous else None
-        rows.append([
-            stage, result.label or label, fmt_ms(result.median_ms), fmt_gkeys(result.keys_per_s),
-            fmt_gbps(result.gbps), fmt_percent(copy_fraction(result, copy)),
-            fmt_ratio(speed_ratio(prev_result, result)), fmt_ratio(speed_ratio(cub, result)),
-        ])
+        prev_result = (results.find(previous, n, key_type, kind, "", ands, dist)
+                       if previous else None)
+        rows.append([stage, result.label or label] + measured_cells(result, copy) + [
+            fmt_ratio(speed_ratio(prev_result, result)), fmt_ratio(speed_ratio(cub, result))])
+        if stage == "stage00" and cub is not None:
+            rows.append([CUB_BEST, cub.label] + measured_cells(cub, copy) +
+                        [DASH, fmt_ratio(speed_ratio(cub, cub))])
     if not any_measured:
         return None
     return markdown_table(LADDER_HEADERS, rows, _LADDER_ALIGN)
@@ -431,53 +552,44 @@ def natural_key(text: str) -> List[Any]:
 
 
 def baselines_table(results: ResultSet, min_n: int = TABLE_MIN_N) -> Optional[str]:
-    """Thrust, the CUB segmented sorts and torch.sort beside CUB (stage 00) on the same inputs,
-    for n >= min_n.
+    """Thrust, the CUB segmented sorts and torch.sort beside CUB (stage 00 as shipped and its best
+    instantiation) on the same inputs, for n >= min_n.
 
-    Rows are grouped by input (n, keys or pairs, key type); each group starts with CUB's row when
-    CUB was measured on it. The "vs CUB" column compares with CUB on the same key type and kind;
-    when CUB did not run on that key type the u32 run is used and the cell is marked †.
+    Rows are grouped by input (n, keys or pairs, key type, shape); each group starts with CUB's
+    rows when CUB was measured on it. "vs CUB best" compares with CUB's best instantiation on
+    the same n, kind and shape (the same bits, whatever the key type).
     """
-    copy = results.copy_ceiling()
     baseline_entries = {r.entry for r in results.results
                         if r.stage_number is None and r.entry not in ("copy", "torch-topk")}
-    if not any(r.entry in baseline_entries and r.n >= min_n for r in results.results):
-        return None
-    groups = sorted({(r.n, r.kind, r.key_type, r.ands) for r in results.results
+    baseline_entries.discard(CUB_BEST)
+    groups = sorted({(r.n, r.kind, r.key_type, r.ands, r.dist) for r in results.results
                      if r.entry in baseline_entries and r.n >= min_n},
-                    key=lambda g: (g[0], g[1], ["u32", "i32", "f32"].index(g[2])
-                                   if g[2] in ("u32", "i32", "f32") else 9, g[2], g[3]))
+                    key=lambda g: (g[0], g[1], _CUB_KEY_TYPES.index(g[2])
+                                   if g[2] in _CUB_KEY_TYPES else 9, g[2], g[4], g[3]))
+    if not groups:
+        return None
     rows: List[List[str]] = []
-    footnote = False
-    for n, kind, key_type, ands in groups:
+    for n, kind, key_type, ands, dist in groups:
         members = [r for r in results.results
                    if (r.entry in baseline_entries or (r.entry == "stage00" and r.variant == ""))
-                   and (r.n, r.kind, r.key_type, r.ands) == (n, kind, key_type, ands)]
+                   and (r.n, r.kind, r.key_type, r.ands, r.dist) == (n, kind, key_type, ands, dist)]
+        cub = results.cub(n, kind, ands, dist)
+        if key_type == "u32" and cub is not None:
+            members.append(cub)
         members.sort(key=lambda r: (_baseline_rank(r), natural_key(r.variant)))
-        cub = results.find("stage00", n, key_type, kind, "", ands)
-        fallback = cub is None
-        if fallback:
-            cub = results.find("stage00", n, "u32", kind, "", ands)
+        copy = results.copy_floor(n, kind)
         for result in members:
-            ratio = fmt_ratio(speed_ratio(cub, result))
-            if fallback and ratio != DASH:
-                ratio += " †"
-                footnote = True
-            name = "CUB (stage00)" if result.entry == "stage00" else result.entry
+            name = {"stage00": "CUB (stage00)", CUB_BEST: "CUB best"}.get(result.entry,
+                                                                          result.entry)
             if result.variant:
                 name += f" {result.variant}"
-            what = f"{key_type} {kind}" + (f", ANDed {ands}×" if ands else "")
-            rows.append([fmt_n(n), what, name, result.label, fmt_ms(result.median_ms),
-                         fmt_gkeys(result.keys_per_s), fmt_gbps(result.gbps),
-                         fmt_percent(copy_fraction(result, copy)), ratio])
-    table = markdown_table(
-        ("n", "input", "baseline", "what it is", "median ms", "G keys/s", "GB/s",
-         "% of copy BW", "vs CUB"),
-        rows, (True, False, False, False, True, True, True, True, True))
-    if footnote:
-        table += ("\n† CUB was not measured on this key type and kind; compared with CUB on u32 "
-                  "at the same n.\n")
-    return table
+            what = f"{key_type} {kind}" + short_shape(ands, dist)
+            rows.append([fmt_n(n), what, name, result.label] + measured_cells(result, copy) +
+                        [fmt_ratio(speed_ratio(cub, result))])
+    return markdown_table(
+        ("n", "input", "baseline", "what it is", "median ms", "p10–p90 ms", "G keys/s",
+         "GB/s (own bytes)", "copies' worth", "vs CUB best"),
+        rows, (True, False, False, False, True, True, True, True, True, True))
 
 
 def parse_variant(variant: str) -> Dict[str, str]:
@@ -557,7 +669,7 @@ def sweep_table(results: ResultSet, stage: str, n: int,
         return None
     default_variant = sweep_default(results, stage, prefix)
     default = results.find(stage, n, variant=default_variant) if default_variant else None
-    copy = results.copy_ceiling()
+    copy = results.copy_floor(n)
     rows = []
     for variant in variants:
         result = results.find(stage, n, variant=variant)
@@ -565,13 +677,12 @@ def sweep_table(results: ResultSet, stage: str, n: int,
         value = variant.split(":", 1)[1] if ":" in variant else variant
         if variant == default_variant:
             value += " (default)"
-        rows.append([value, fmt_ms(result.median_ms), fmt_gkeys(result.keys_per_s),
-                     fmt_gbps(result.gbps), fmt_percent(copy_fraction(result, copy)),
-                     fmt_ratio(speed_ratio(default, result))])
+        rows.append([value] + measured_cells(result, copy) +
+                    [fmt_ratio(speed_ratio(default, result))])
     return markdown_table(
-        (_SWEEP_PARAMETERS.get(prefix, prefix), "median ms", "G keys/s", "GB/s", "% of copy BW",
-         "vs default"),
-        rows, (False, True, True, True, True, True))
+        (_SWEEP_PARAMETERS.get(prefix, prefix), "median ms", "p10–p90 ms", "G keys/s",
+         "GB/s (own bytes)", "copies' worth", "vs default"),
+        rows, (False, True, True, True, True, True, True))
 
 
 def sweep_block(results: ResultSet, stage: str) -> Optional[str]:
@@ -595,39 +706,43 @@ def sweep_block(results: ResultSet, stage: str) -> Optional[str]:
 
 
 def stage_table(results: ResultSet, stage: str) -> Optional[str]:
-    """One stage over every measured input: its speed, bandwidth, and ratios to the stage before
-    and to CUB (the block a stage README shows)."""
-    copy = results.copy_ceiling()
+    """One stage over every measured input: its speed, bandwidth, copies' worth, and ratios to
+    the stage before and to CUB's best instantiation (the block a stage README shows)."""
     previous = previous_stage(stage)
-    inputs = sorted({(r.kind, r.ands, r.n) for r in results.results
+    order = list(DISTRIBUTIONS)
+    inputs = sorted({(r.kind, r.ands, r.dist, r.n) for r in results.results
                      if r.entry == stage and r.variant == "" and r.key_type == "u32"},
-                    key=lambda i: (i[0] != "keys", i[1], i[2]))
+                    key=lambda i: (i[0] != "keys", i[2] != "", order.index(i[2])
+                                   if i[2] in order else len(order), i[1], i[3]))
     if not inputs:
         return None
     rows = []
-    for kind, ands, n in inputs:
-        result = results.find(stage, n, "u32", kind, "", ands)
+    for kind, ands, dist, n in inputs:
+        result = results.find(stage, n, "u32", kind, "", ands, dist)
         assert result is not None
-        prev = results.find(previous, n, "u32", kind, "", ands) if previous else None
-        cub = results.find("stage00", n, "u32", kind, "", ands)
-        what = kind + (f", ANDed {ands}×" if ands else "")
-        rows.append([fmt_n(n), what, fmt_ms(result.median_ms), fmt_gkeys(result.keys_per_s),
-                     fmt_gbps(result.gbps), fmt_percent(copy_fraction(result, copy)),
-                     fmt_ratio(speed_ratio(prev, result)), fmt_ratio(speed_ratio(cub, result))])
-    headers = ("n", "u32", "median ms", "G keys/s", "GB/s", "% of copy BW",
-               f"vs {previous}" if previous else "vs previous stage", "vs CUB")
-    return markdown_table(headers, rows, (True, False, True, True, True, True, True, True))
+        prev = results.find(previous, n, "u32", kind, "", ands, dist) if previous else None
+        cub = results.cub(n, kind, ands, dist)
+        rows.append([fmt_n(n), kind + short_shape(ands, dist)] +
+                    measured_cells(result, results.copy_floor(n, kind)) +
+                    [fmt_ratio(speed_ratio(prev, result)), fmt_ratio(speed_ratio(cub, result))])
+    headers = ("n", "u32", "median ms", "p10–p90 ms", "G keys/s", "GB/s (own bytes)",
+               "copies' worth", f"vs {previous}" if previous else "vs previous stage",
+               "vs CUB best")
+    return markdown_table(headers, rows, (True, False, True, True, True, True, True, True, True))
 
 
 def copy_table(results: ResultSet) -> Optional[str]:
-    """The device-to-device copy at every size: the bandwidth ceiling."""
-    copies = sorted((r for r in results.results if r.entry == "copy"), key=lambda r: r.n)
+    """The device-to-device copies at every size: each table's floor, and the bandwidth."""
+    copies = sorted((r for r in results.results if r.entry == "copy"),
+                    key=lambda r: (r.kind != "keys", r.n))
     if not copies:
         return None
-    rows = [[fmt_n(r.n), fmt_sig(r.bytes / 2**20), fmt_ms(r.median_ms), fmt_gbps(r.gbps)]
+    rows = [[fmt_n(r.n), r.kind, fmt_sig(r.bytes / 2**20), fmt_ms(r.median_ms), fmt_spread(r),
+             fmt_gbps(r.gbps), str(r.samples) if r.samples is not None else DASH]
             for r in copies]
-    return markdown_table(("n (u32)", "MiB read + written", "median ms", "GB/s"), rows,
-                          (True, True, True, True))
+    return markdown_table(("n (u32)", "of", "MiB read + written", "median ms", "p10–p90 ms",
+                           "GB/s", "samples"), rows,
+                          (True, False, True, True, True, True, True))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -636,23 +751,94 @@ def copy_table(results: ResultSet) -> Optional[str]:
 
 def legend(results: ResultSet) -> str:
     """How to read the ladder columns."""
-    copy = results.copy_ceiling()
-    ceiling = (f"{fmt_gbps(copy.gbps)} GB/s, the best device-to-device copy measured "
-               f"({fmt_n(copy.n)} u32 keys)" if copy else "not measured")
     return (
-        "Columns: *median ms* is the median of the timed runs (CUDA events); *G keys/s* is n / "
-        "median time; *GB/s* is the stage's own bytes model (`bytes_moved`: the device-memory "
-        "traffic its design needs) / median time; *% of copy BW* is that over the copy ceiling "
-        f"({ceiling}) — the fraction of the bandwidth floor the stage reaches for the bytes it "
-        "must move; *vs previous stage* is stage NN−1's time / stage NN's time (above 1× = "
-        "faster; stage 01 is the first rung of our own, so it has none); *vs CUB* is CUB's "
-        "time / this time (1× = CUB's speed).\n")
+        "Columns: *median ms* is the median of the samples (CUDA events; see *Method*); "
+        "*p10–p90 ms* their spread; *G keys/s* is n / median time; *GB/s (own bytes)* is the "
+        "design's own bytes model (`bytes_moved`: the device-memory traffic its design needs) / "
+        "median time; *copies' worth* is the median time / the time of the table's floor, a "
+        "device-to-device copy of the same keys (and values), measured in the same run: one "
+        "read and one write of each, so 1 is the floor, and a design that moves more bytes "
+        "scores worse, never better; *vs previous stage* is stage NN−1's time / stage NN's time "
+        "(above 1× = faster; stage 01 is the first rung of our own, so it has none); *vs CUB "
+        f"best* is the time of `{CUB_BEST}` (the fastest of CUB's u32, i32 and f32 sorts of the "
+        "same bits, as a user would pick) / this time. The `stage00` row is CUB's u32 sort as "
+        "shipped.\n")
 
 
 def provenance(results: ResultSet, json_link: str) -> str:
     """The "generated, do not edit" line that opens every generated block."""
     return (f"*{results.gpu_name}, measured {results.date}. Generated by `make table` from "
             f"[the raw benchmark JSON]({json_link}) — do not edit by hand.*\n")
+
+
+def method_lines(results: ResultSet) -> List[str]:
+    """How the samples were taken, from the JSON context (JSON from before issue 13 says so)."""
+    context = results.context
+    timing = context.get("sortlab_timing")
+    if not timing:
+        return ["- Timing: CUDA events around each call on an idle GPU, no L2 flush, median over "
+                "`--min_time` (the method before issue 13: host launch gaps are timed, small "
+                "sizes partly run from the L2, no spread recorded)."]
+    how = {"blocking": "a kernel spinning on a host-pinned flag holds the stream while each "
+                       "sample's events and call are queued, so no host launch gap is timed",
+           "graph": "each call is captured once per input set as a CUDA graph and replayed "
+                    "between the events",
+           "events": "CUDA events around each call on an idle GPU (launch gaps are timed)"}
+    lines = [f"- Timing: `{timing}`: {how.get(timing, timing)}."]
+    flush = int(float(context.get("sortlab_l2_flush_bytes", 0) or 0))
+    lines.append(f"- L2 flush before every sample: {flush / 2**20:.0f} MiB written."
+                 if flush else "- No L2 flush (--l2_flush=0).")
+    noise = float(context.get("sortlab_max_noise", 0) or 0)
+    lines.append(f"- Samples until the robust relative noise (1.4826 × MAD / median) is at most "
+                 f"{100 * noise:g}%, at least {context.get('sortlab_min_samples', '?')} samples, "
+                 f"at most {float(context.get('sortlab_max_time_s', 0) or 0):g} s of sampling "
+                 "per row; rotating inputs (keys and values) exceed 2× the L2 at every size.")
+    measured = [r for r in results.results if r.converged is not None and r.entry != CUB_BEST]
+    capped = [r for r in measured if not r.converged]
+    if capped:
+        lines.append(f"- {len(capped)} of {len(measured)} rows stopped at the time or sample cap "
+                     "above the noise bound (their `converged` counter is 0): "
+                     + ", ".join(f"`{r.entry}{' ' + r.variant if r.variant else ''} "
+                                 f"{r.key_type} {r.kind} {fmt_n(r.n)}`" for r in capped[:8])
+                     + (" ..." if len(capped) > 8 else "") + ".")
+    return lines
+
+
+# What provenance_lines() shows of nvidia-smi's state (make_table.sh's gpu_state.py).
+_GPU_STATE_FIELDS = (("clocks.sm", "SM clock"), ("clocks.mem", "memory clock"),
+                     ("clocks.max.sm", "max SM clock"), ("power.limit", "power limit"),
+                     ("power.draw", "power draw"), ("temperature.gpu", "temperature (°C)"),
+                     ("utilization.gpu", "GPU utilisation"), ("memory.used", "memory used"),
+                     ("pstate", "performance state"))
+
+
+def provenance_lines(results: ResultSet) -> List[str]:
+    """Software versions and the GPU's state before and after the run, from the JSON context."""
+    context = results.context
+    lines = []
+    software = []
+    for key, name in (("sortlab_cuda_runtime", "CUDA runtime"),
+                      ("sortlab_cuda_driver", "CUDA driver API")):
+        if context.get(key):
+            version = int(context[key])
+            software.append(f"{name} {version // 1000}.{version % 1000 // 10}")
+    for key, name in (("sortlab_cccl", "CCCL"), ("torch_version", "PyTorch")):
+        if context.get(key):
+            software.append(f"{name} {context[key]}")
+    if software:
+        lines.append("- Software: " + ", ".join(software) + ".")
+    for phase in ("before", "after"):
+        state = context.get(f"nvidia_smi_{phase}")
+        if isinstance(state, Mapping) and state:
+            facts = [f"{label} {state[field]}" for field, label in _GPU_STATE_FIELDS
+                     if state.get(field)]
+            if state.get("driver_version") and phase == "before":
+                facts.insert(0, f"driver {state['driver_version']}")
+            lines.append(f"- GPU {phase} the run (nvidia-smi): " + ", ".join(facts) + ".")
+    if not any(f"nvidia_smi_{phase}" in context for phase in ("before", "after")):
+        lines.append("- GPU clocks, power limit, temperature and load: not recorded in this "
+                     "JSON.")
+    return lines
 
 
 def input_set_lines(results: ResultSet) -> List[str]:
@@ -669,7 +855,8 @@ def input_set_lines(results: ResultSet) -> List[str]:
 
 
 def results_page(results: ResultSet, json_name: str,
-                 torch_json_name: Optional[str], plot_name: Optional[str]) -> str:
+                 torch_json_name: Optional[str], plot_name: Optional[str],
+                 gpu_state_name: Optional[str] = None) -> str:
     """The whole docs/results/<gpu>.md page."""
     out: List[str] = [f"# sortlab results: {results.gpu_name}\n"]
     out.append(provenance(results, json_name))
@@ -690,8 +877,13 @@ def results_page(results: ResultSet, json_name: str,
     raw = [f"[{json_name}]({json_name})"]
     if torch_json_name:
         raw.append(f"[{torch_json_name}]({torch_json_name})")
-    out.append("Raw Google Benchmark JSON: " + ", ".join(raw) +
+    if gpu_state_name:
+        raw.append(f"[{gpu_state_name}]({gpu_state_name}) (nvidia-smi)")
+    out.append("Raw JSON: " + ", ".join(raw) +
                ". How the numbers are made: [README.md](README.md).\n")
+
+    out.append("## Method and provenance\n")
+    out.append("\n".join(method_lines(results) + provenance_lines(results)) + "\n")
 
     out.append("## Inputs\n")
     lines = input_set_lines(results)
@@ -705,11 +897,14 @@ def results_page(results: ResultSet, json_name: str,
         table = ladder_table(results, n)
         if table:
             out.append(f"### {describe_input(n)}\n\n{table}")
-    for ands in sorted({r.ands for r in results.results if r.stage_number is not None} - {0}):
-        for n in results.sizes(ands=ands):
-            table = ladder_table(results, n, ands=ands)
-            if table:
-                out.append(f"### {describe_input(n, ands=ands)}\n\n{table}")
+    shapes = results.shapes()
+    if shapes:
+        out.append("## Entropy sweep: u32 keys of other shapes\n")
+        for ands, dist in shapes:
+            for n in results.sizes(ands=ands, dist=dist):
+                table = ladder_table(results, n, ands=ands, dist=dist)
+                if table:
+                    out.append(f"### {describe_input(n, ands=ands, dist=dist)}\n\n{table}")
 
     pair_sizes = results.sizes(kind="pairs")
     if pair_sizes:
@@ -734,12 +929,13 @@ def results_page(results: ResultSet, json_name: str,
 
     table = copy_table(results)
     if table:
-        out.append("## Copy bandwidth (the ceiling)\n")
+        out.append("## The copy floors (device-to-device copies)\n")
         out.append(table)
 
     if plot_name:
         out.append("## Keys per second against n\n")
-        out.append(f"![keys/s against n for every stage and baseline]({plot_name})\n")
+        out.append(f"![G keys/s against n for every stage and baseline, with the copy floor]"
+                   f"({plot_name})\n")
 
     if results.failures:
         out.append("## Failed\n")
@@ -759,7 +955,8 @@ def readme_table_block(results: ResultSet, page_link: str, plot_link: Optional[s
     if len(parts) == 1:
         return None
     if plot_link:
-        parts.append(f"![keys/s against n for every stage and baseline]({plot_link})\n")
+        parts.append(f"![G keys/s against n for every stage and baseline, with the copy floor]"
+                     f"({plot_link})\n")
     parts.append(f"All tables (pairs, baselines, sweeps): [{os.path.basename(page_link)}]"
                  f"({page_link}).\n")
     return "\n".join(parts)
@@ -798,17 +995,10 @@ def replace_block(text: str, name: str, content: str) -> Optional[str]:
     return text[:start + len(begin)] + "\n" + body + text[stop:]
 
 
-def update_file_blocks(path: str, blocks: Mapping[str, Optional[str]]) -> List[str]:
-    """Rewrites the named blocks of one file in place; returns one message per block.
-
-    A missing file, missing markers or a block without data leave the file (or that block)
-    untouched, and the message says so.
-    """
-    if not os.path.exists(path):
-        return [f"{path}: not found, left alone"]
-    with open(path, encoding="utf-8") as handle:
-        original = handle.read()
-    text = original
+def rewrite_blocks(text: str, path: str,
+                   blocks: Mapping[str, Optional[str]]) -> Tuple[str, List[str]]:
+    """text with the named blocks rewritten, and one message per block (path names the file in
+    them). A block without data or without markers is left as it is, and the message says so."""
     messages = []
     for name, content in blocks.items():
         if content is None:
@@ -821,6 +1011,20 @@ def update_file_blocks(path: str, blocks: Mapping[str, Optional[str]]) -> List[s
             continue
         text = replaced
         messages.append(f"{path}: block {name} rewritten")
+    return text, messages
+
+
+def update_file_blocks(path: str, blocks: Mapping[str, Optional[str]]) -> List[str]:
+    """Rewrites the named blocks of one file in place; returns one message per block.
+
+    A missing file, missing markers or a block without data leave the file (or that block)
+    untouched, and the message says so.
+    """
+    if not os.path.exists(path):
+        return [f"{path}: not found, left alone"]
+    with open(path, encoding="utf-8") as handle:
+        original = handle.read()
+    text, messages = rewrite_blocks(original, path, blocks)
     if text != original:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -841,24 +1045,58 @@ def link(target: str, from_dir: str) -> str:
     return os.path.relpath(target, from_dir).replace(os.sep, "/")
 
 
-def update_readmes(results: ResultSet, repo_root: str, page_path: str, json_path: str,
-                   plot_path: Optional[str]) -> List[str]:
-    """Rewrites the results blocks of README.md and of every stage README."""
-    messages = []
+def readme_blocks(results: ResultSet, repo_root: str, page_path: str, json_path: str,
+                  plot_path: Optional[str]) -> Dict[str, Dict[str, Optional[str]]]:
+    """{README path: {block name: content}} for README.md and every stage README."""
     top = os.path.join(repo_root, "README.md")
     top_dir = os.path.dirname(top)
-    messages += update_file_blocks(top, {
+    files: Dict[str, Dict[str, Optional[str]]] = {top: {
         "results:table": readme_table_block(
             results, link(page_path, top_dir), link(plot_path, top_dir) if plot_path else None,
-            link(json_path, top_dir))})
+            link(json_path, top_dir))}}
     for stage, path in stage_readmes(repo_root).items():
         here = os.path.dirname(path)
         blocks: Dict[str, Optional[str]] = {
             f"results:{stage}": stage_block(results, stage, link(json_path, here))}
         if sweep_variants(results, stage):
             blocks[f"sweep:{stage}"] = stage_sweep_block(results, stage, link(json_path, here))
+        files[path] = blocks
+    return files
+
+
+def update_readmes(results: ResultSet, repo_root: str, page_path: str, json_path: str,
+                   plot_path: Optional[str]) -> List[str]:
+    """Rewrites the results blocks of README.md and of every stage README."""
+    messages = []
+    for path, blocks in readme_blocks(results, repo_root, page_path, json_path,
+                                      plot_path).items():
         messages += update_file_blocks(path, blocks)
     return messages
+
+
+def drift(results: ResultSet, repo_root: str, page_path: str, json_path: str,
+          plot_path: Optional[str], page: str) -> List[str]:
+    """The committed files that differ from what the JSON regenerates: the page and every README
+    block (one message per file; empty when nothing drifted)."""
+    problems = []
+    expected = {page_path: page}
+    for path, blocks in readme_blocks(results, repo_root, page_path, json_path,
+                                      plot_path).items():
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                expected[path] = rewrite_blocks(handle.read(), path, blocks)[0]
+    for path, text in expected.items():
+        if not os.path.exists(path):
+            problems.append(f"{path}: missing")
+            continue
+        with open(path, encoding="utf-8") as handle:
+            committed = handle.read()
+        if committed != text:
+            first = next(i for i, (a, b) in enumerate(
+                zip(committed.splitlines() + [""], text.splitlines() + [""])) if a != b)
+            problems.append(f"{path}: differs from its regeneration from the JSON "
+                            f"(first at line {first + 1})")
+    return problems
 
 
 # ---------------------------------------------------------------------------------------------
@@ -870,7 +1108,8 @@ def plot_series(results: ResultSet) -> Dict[str, List[Result]]:
     inputs, each sorted by n. Sweep variants and CUB's other key types are left out."""
     series: Dict[str, List[Result]] = {}
     for result in results.results:
-        if result.kind != "keys" or result.ands != 0 or result.entry in ("copy", "torch-topk"):
+        if result.kind != "keys" or result.ands != 0 or result.dist or \
+                result.entry in ("copy", "torch-topk"):
             continue
         if result.stage_number is not None and (result.variant or result.key_type != "u32"):
             continue
@@ -882,14 +1121,22 @@ def plot_series(results: ResultSet) -> Dict[str, List[Result]]:
         series.setdefault(name, []).append(result)
     for points in series.values():
         points.sort(key=lambda r: r.n)
-    ordered = sorted(series, key=lambda s: (not s.startswith("stage"),
+    ordered = sorted(series, key=lambda s: (series[s][0].stage_number is None,
                                             _baseline_rank(series[s][0]), natural_key(s)))
     return {name: series[name] for name in ordered}
 
 
+def roofline_points(results: ResultSet) -> List[Tuple[int, float]]:
+    """The copy floor as keys per second: (n, n / time of the keys' floor copy) at every size
+    the copy was measured — no sort of n keys can beat it."""
+    copies = sorted((r for r in results.results if r.entry == "copy" and r.kind == "keys"
+                     and r.median_ms > 0), key=lambda r: r.n)
+    return [(r.n, r.n / (r.median_ms * 1e-3)) for r in copies]
+
+
 def write_plot(results: ResultSet, path: str) -> Optional[str]:
-    """Draws keys/s against n (log-log) to path. Returns a note instead when matplotlib is
-    missing or there is nothing to draw, None on success."""
+    """Draws G keys/s against n (log-log) to path, with the copy floor as the roofline. Returns
+    a note instead when matplotlib is missing or there is nothing to draw, None on success."""
     try:
         import matplotlib  # noqa: PLC0415 (optional dependency)
 
@@ -904,17 +1151,22 @@ def write_plot(results: ResultSet, path: str) -> Optional[str]:
     markers = "osD^v<>phX*P"
     palette = plt.get_cmap("tab20")
     for index, (name, points) in enumerate(series.items()):
-        is_stage = name.startswith("stage")
+        is_stage = points[0].stage_number is not None
         # tab20's dark shades first, then its light ones: 20 distinct colours.
         color = palette((2 * index) % 20 + (2 * index) // 20)
-        axes.plot([p.n for p in points], [p.keys_per_s for p in points],
+        axes.plot([p.n for p in points], [p.keys_per_s / 1e9 for p in points],
                   linestyle="-" if is_stage else "--", marker=markers[index % len(markers)],
                   color=color, linewidth=2 if is_stage else 1.2,
-                  label="stage00 (CUB)" if name == "stage00" else name)
+                  label="stage00 (CUB u32 as shipped)" if name == "stage00" else name)
+    roofline = roofline_points(results)
+    if roofline:
+        axes.plot([n for n, _ in roofline], [keys / 1e9 for _, keys in roofline],
+                  linestyle=":", color="black", linewidth=2.5,
+                  label="copy floor (read + write each key once)")
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
     axes.set_xlabel("n (keys)")
-    axes.set_ylabel("keys per second")
+    axes.set_ylabel("G keys/s")
     axes.set_title(f"sortlab, u32 keys (torch: its own key type), uniform — {results.gpu_name}, "
                    f"{results.date}", fontsize=10)
     axes.grid(True, which="both", alpha=0.3)
@@ -950,6 +1202,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bench-json", required=True, help="bench_all's --benchmark_out file")
     parser.add_argument("--torch-json", help="torch_baseline.py's output (optional)")
+    parser.add_argument("--gpu-state", help="gpu_state.py's output: nvidia-smi before and after "
+                                            "the run (optional)")
     parser.add_argument("--results-dir", default="docs/results", help="where the page goes")
     parser.add_argument("--repo-root", default=".", help="where README.md and chapters/ are")
     parser.add_argument("--readme-gpu", default="H100",
@@ -957,26 +1211,57 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              "(the READMEs show H100 numbers); '' rewrites them for any GPU")
     parser.add_argument("--no-readmes", action="store_true", help="leave every README alone")
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when the committed page or a README block "
+                             "differs from what the JSON regenerates (uses the committed plot)")
     args = parser.parse_args(argv)
 
     documents = [load_json(args.bench_json)]
     if args.torch_json and os.path.exists(args.torch_json):
         documents.append(load_json(args.torch_json))
+    if args.gpu_state and os.path.exists(args.gpu_state):
+        documents.append(load_json(args.gpu_state))
     results = load_result_set(documents)
     if not results.results:
         print(f"results_table: no results in {args.bench_json}", file=sys.stderr)
         return 1
 
-    os.makedirs(args.results_dir, exist_ok=True)
     base = os.path.join(args.results_dir, results.gpu_file_name)
     json_path = base + ".json"
-    copy_raw(args.bench_json, json_path)
-    torch_json_path = None
-    if len(documents) > 1:
-        torch_json_path = base + "-torch.json"
-        copy_raw(args.torch_json, torch_json_path)
-
+    torch_json_path = base + "-torch.json" if args.torch_json and os.path.exists(
+        args.torch_json) else None
+    gpu_state_path = base + "-gpu-state.json" if args.gpu_state and os.path.exists(
+        args.gpu_state) else None
     plot_path: Optional[str] = base + "-keys-per-second.png"
+    update = not args.no_readmes and not (
+        args.readme_gpu and args.readme_gpu.lower() not in results.gpu_name.lower())
+
+    if args.check:
+        if args.no_plot or not os.path.exists(plot_path):
+            plot_path = None
+        page = results_page(
+            results, os.path.basename(json_path),
+            os.path.basename(torch_json_path) if torch_json_path else None,
+            os.path.basename(plot_path) if plot_path else None,
+            os.path.basename(gpu_state_path) if gpu_state_path else None)
+        problems = drift(results, args.repo_root if update else "/nonexistent", base + ".md",
+                         json_path, plot_path, page)
+        for problem in problems:
+            print(f"results_table: DRIFT: {problem}", file=sys.stderr)
+        if problems:
+            print("results_table: regenerate with `make table` (or rerun results_table.py on "
+                  "the committed JSON) and commit the result", file=sys.stderr)
+            return 1
+        print("results_table: the page and README blocks match the JSON")
+        return 0
+
+    os.makedirs(args.results_dir, exist_ok=True)
+    copy_raw(args.bench_json, json_path)
+    if torch_json_path:
+        copy_raw(args.torch_json, torch_json_path)
+    if gpu_state_path:
+        copy_raw(args.gpu_state, gpu_state_path)
+
     note = "plot skipped (--no-plot)" if args.no_plot else write_plot(results, plot_path)
     if note:
         # Never link a PNG left over from an earlier run: it would show other numbers.
@@ -989,14 +1274,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     page = results_page(
         results, os.path.basename(json_path),
         os.path.basename(torch_json_path) if torch_json_path else None,
-        os.path.basename(plot_path) if plot_path else None)
+        os.path.basename(plot_path) if plot_path else None,
+        os.path.basename(gpu_state_path) if gpu_state_path else None)
     with open(page_path, "w", encoding="utf-8") as handle:
         handle.write(page)
     print(f"results_table: wrote {page_path}")
 
     if args.no_readmes:
         print("results_table: READMEs left alone (--no-readmes)")
-    elif args.readme_gpu and args.readme_gpu.lower() not in results.gpu_name.lower():
+    elif not update:
         print(f"results_table: READMEs left alone: they show {args.readme_gpu} results and this "
               f"is {results.gpu_name} (pass --readme-gpu '' to rewrite them anyway)")
     else:

@@ -9,12 +9,18 @@ Times, when PyTorch imports and sees a CUDA device:
   8 bytes per key more than a keys-only radix sort;
 * ``torch.topk`` of float32 matrices (largest k of every row) for a few rows × cols × k shapes.
 
-Timing follows bench/bench_support.cu: CUDA events around each call, two warm-up calls, the median
-over repetitions (at least 5, until --min-time seconds are timed), rotating inputs that together
-exceed 4× the L2 cache. Keys are random 32-bit patterns (float32 keys are those same bit patterns,
-NaNs and infinities included, as in sortlab's f32 benchmarks).
+Timing follows bench/timing (issue 13), so torch is charged for its GPU work only, not for Python
+dispatch or the caching allocator: outputs are allocated once (``out=``), each input set's call is
+captured once as a CUDA graph and replayed between two ``torch.cuda.Event``s (when capture fails,
+the call is queued behind ``torch.cuda._sleep``, which holds the stream while Python dispatches);
+the L2 is flushed (a 2× L2 buffer is written) before every sample; samples are taken until the
+robust relative noise (1.4826 × MAD / median) is at most 1%, at least 10 and at most --max-time
+seconds; rotating input sets exceed 2× the L2 at every size. Keys are random 32-bit patterns
+(float32 keys are those same bit patterns, NaNs and infinities included, as in sortlab's f32
+benchmarks).
 
-The output uses the counters of bench_support (n, ands, median_ms, keys_per_s, GBps, bytes) and
+The output uses the counters of bench_support (n, ands, median_ms, min_ms, p10_ms, p90_ms,
+samples, noise, converged, keys_per_s, GBps, bytes) and
 names such as ``torch-sort/i32/keys/n:16777216/ands:0`` and
 ``torch-topk/f32/rows:4096/cols:32768/k:64``, so results_table.py reads it like bench_all's JSON.
 Without PyTorch or CUDA it writes a JSON with an empty benchmark list and says why.
@@ -28,6 +34,7 @@ import json
 import socket
 import statistics
 import sys
+import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 # Sizes used when no bench_all JSON is given (bench_all's ladder and pairs sizes, log2 n).
@@ -46,15 +53,64 @@ KEY_BYTES = 4
 INDEX_BYTES = 8  # torch returns int64 indices
 
 WARMUP_CALLS = 2
-MIN_REPETITIONS = 5
-MAX_REPETITIONS = 1000
+
+# The stopping rule of bench/timing/stopping_rule.hpp, with its defaults.
+MIN_SAMPLES = 10
+MAX_SAMPLES = 10000
+MAX_RELATIVE_NOISE = 0.01
+DEFAULT_MAX_TIME_S = 0.5
+
+# bench/timing/buffer_plan.hpp: rotating inputs exceed this many L2s; the flush writes this many.
+ROTATING_L2_MULTIPLE = 2
+FLUSH_L2_MULTIPLE = 2
+
+
+def percentile(sorted_samples: Sequence[float], fraction: float) -> float:
+    """The fraction quantile of ascending samples, interpolated linearly between the closest
+    ranks (NumPy's default; bench/timing/sample_statistics.cpp does the same)."""
+    if not sorted_samples:
+        raise ValueError("percentile: no samples")
+    rank = fraction * (len(sorted_samples) - 1)
+    below = int(rank)
+    above = min(below + 1, len(sorted_samples) - 1)
+    return sorted_samples[below] + (rank - below) * (sorted_samples[above] -
+                                                      sorted_samples[below])
+
+
+def robust_relative_noise(samples: Sequence[float]) -> float:
+    """1.4826 × median absolute deviation / median (0 for fewer than two samples)."""
+    if len(samples) < 2:
+        return 0.0
+    median = statistics.median(samples)
+    if median == 0:
+        return 0.0
+    return 1.4826 * statistics.median(abs(x - median) for x in samples) / abs(median)
+
+
+def should_stop(samples: Sequence[float], elapsed_s: float, max_time_s: float) -> bool:
+    """The stopping rule: at least MIN_SAMPLES, then noise <= MAX_RELATIVE_NOISE, or the time or
+    sample cap."""
+    if len(samples) < MIN_SAMPLES:
+        return False
+    return (robust_relative_noise(samples) <= MAX_RELATIVE_NOISE or len(samples) >= MAX_SAMPLES
+            or elapsed_s >= max_time_s)
+
+
+def rotating_count(bytes_per_input: int, l2_bytes: int, budget_bytes: int) -> int:
+    """Input sets that together exceed ROTATING_L2_MULTIPLE × L2, bounded by the memory budget
+    (bench/timing/buffer_plan.cpp's rotating_buffer_count)."""
+    per_input = max(1, bytes_per_input)
+    wanted = ROTATING_L2_MULTIPLE * l2_bytes // per_input + 1
+    return max(1, min(wanted, budget_bytes // per_input))
 
 
 def benchmark_entry(name: str, label: str, n: int, samples_ms: Sequence[float],
                     bytes_moved: float, ands: int = 0) -> Dict[str, Any]:
     """One Google-Benchmark-format entry from the timed samples (milliseconds)."""
-    median_ms = statistics.median(samples_ms)
+    ordered = sorted(samples_ms)
+    median_ms = percentile(ordered, 0.5)
     seconds = median_ms * 1e-3
+    noise = robust_relative_noise(ordered)
     return {
         "name": name,
         "run_name": name,
@@ -70,6 +126,12 @@ def benchmark_entry(name: str, label: str, n: int, samples_ms: Sequence[float],
         "n": float(n),
         "ands": float(ands),
         "median_ms": median_ms,
+        "min_ms": ordered[0],
+        "p10_ms": percentile(ordered, 0.1),
+        "p90_ms": percentile(ordered, 0.9),
+        "samples": float(len(ordered)),
+        "noise": noise,
+        "converged": 1.0 if noise <= MAX_RELATIVE_NOISE else 0.0,
         "keys_per_s": n / seconds,
         "bytes": float(bytes_moved),
         "GBps": bytes_moved / seconds * 1e-9,
@@ -150,7 +212,7 @@ def torch_unavailable_reason() -> Optional[str]:
     return None
 
 
-def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], min_time: float,
+def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float,
         progress: Callable[[str], None]) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     """Runs every torch case on the GPU; returns (context, benchmark entries)."""
     import torch  # noqa: PLC0415
@@ -158,36 +220,65 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], min_time: float,
     device = torch.device("cuda")
     properties = torch.cuda.get_device_properties(device)
     l2_bytes = int(getattr(properties, "L2_cache_size", 50 << 20) or (50 << 20))
+    flush_buffer = torch.empty(FLUSH_L2_MULTIPLE * l2_bytes, dtype=torch.uint8, device=device)
     generator = torch.Generator(device=device)
     generator.manual_seed(1234)
+    modes_used: Dict[str, int] = {}
 
     def random_bits(count: int) -> "torch.Tensor":
         """Uniform random 32-bit patterns as int32."""
         return torch.randint(-(1 << 31), 1 << 31, (count,), dtype=torch.int32, device=device,
                              generator=generator)
 
+    def input_budget() -> int:
+        """Device memory the rotating inputs may take: the free memory less a reserve."""
+        free, _ = torch.cuda.mem_get_info(device)
+        return max(0, free - max(1 << 30, free // 10))
+
     def time_calls(inputs: List["torch.Tensor"], call: Callable[["torch.Tensor"], Any]
                    ) -> List[float]:
-        """Milliseconds of each timed call, rotating over the inputs."""
+        """Milliseconds of each timed call (one per sample, rotating over the inputs), each
+        replayed from a CUDA graph (or held behind torch.cuda._sleep when capture fails) after
+        an L2 flush."""
         for i in range(WARMUP_CALLS):
             call(inputs[i % len(inputs)])
         torch.cuda.synchronize()
+        graphs: List[Optional["torch.cuda.CUDAGraph"]] = [None] * len(inputs)
+        use_graphs = True
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         samples: List[float] = []
-        while len(samples) < MAX_REPETITIONS and (
-                len(samples) < MIN_REPETITIONS or sum(samples) * 1e-3 < min_time):
-            x = inputs[len(samples) % len(inputs)]
-            start.record()
-            call(x)
-            stop.record()
+        began = time.perf_counter()
+        while not should_stop(samples, time.perf_counter() - began, max_time_s):
+            slot = len(samples) % len(inputs)
+            if use_graphs and graphs[slot] is None:
+                try:
+                    graph = torch.cuda.CUDAGraph()
+                    pool = graphs[0].pool() if graphs[0] is not None else None
+                    with torch.cuda.graph(graph, pool=pool):
+                        call(inputs[slot])
+                    graphs[slot] = graph
+                except RuntimeError:
+                    use_graphs = False  # e.g. an op that synchronises: hold the stream instead
+                    torch.cuda.synchronize()
+            flush_buffer.fill_(len(samples) & 0xFF)
+            if use_graphs:
+                start.record()
+                graphs[slot].replay()
+                stop.record()
+            else:
+                torch.cuda._sleep(2_000_000)  # ~1 ms: Python queues the call meanwhile
+                start.record()
+                call(inputs[slot])
+                stop.record()
             stop.synchronize()
             samples.append(start.elapsed_time(stop))
+        mode = "graph" if use_graphs else "sleep-held events"
+        modes_used[mode] = modes_used.get(mode, 0) + 1
         return samples
 
     def rotating(make: Callable[[], "torch.Tensor"], bytes_each: int) -> List["torch.Tensor"]:
-        """Enough inputs that together they exceed the L2 four times (at most 64)."""
-        count = min(64, max(1, -(-4 * l2_bytes // max(1, bytes_each))))
-        return [make() for _ in range(count)]
+        """Enough inputs that together they exceed 2× the L2, bounded by free memory."""
+        return [make() for _ in range(rotating_count(bytes_each, l2_bytes, input_budget()))]
 
     cases: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
     for key_type, dtype in (("i32", torch.int32), ("f32", torch.float32)):
@@ -195,8 +286,11 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], min_time: float,
             for n in sizes:
                 def sort_case(n: int = n, pairs: bool = pairs, key_type: str = key_type,
                               dtype: "torch.dtype" = dtype) -> Dict[str, Any]:
+                    values = torch.empty(n, dtype=dtype, device=device)
+                    indices = torch.empty(n, dtype=torch.int64, device=device)
                     inputs = rotating(lambda: random_bits(n).view(dtype), n * KEY_BYTES)
-                    samples = time_calls(inputs, lambda x: torch.sort(x, stable=pairs))
+                    samples = time_calls(inputs, lambda x: torch.sort(
+                        x, stable=pairs, out=(values, indices)))
                     label = (f"torch.sort(stable=True) of {dtype}: values = the int64 indices"
                              if pairs else
                              f"torch.sort of {dtype} (unstable; returns int64 indices too)")
@@ -205,9 +299,12 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], min_time: float,
                 cases.append((sort_name(key_type, pairs, n), sort_case))
     for rows, cols, k in TOPK_SHAPES:
         def topk_case(rows: int = rows, cols: int = cols, k: int = k) -> Dict[str, Any]:
+            values = torch.empty((rows, k), dtype=torch.float32, device=device)
+            indices = torch.empty((rows, k), dtype=torch.int64, device=device)
             inputs = rotating(lambda: torch.rand((rows, cols), device=device,
                                                  generator=generator), rows * cols * KEY_BYTES)
-            samples = time_calls(inputs, lambda x: torch.topk(x, k, dim=1))
+            samples = time_calls(inputs, lambda x: torch.topk(x, k, dim=1,
+                                                              out=(values, indices)))
             return benchmark_entry(topk_name(rows, cols, k),
                                    f"torch.topk(k={k}, dim=1, largest) of float32 rows",
                                    rows * cols, samples, topk_bytes(rows, cols, k))
@@ -223,7 +320,9 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], min_time: float,
                      "error_occurred": True, "error_message": str(error).split("\n")[0]}
             progress(f"    failed: {entry['error_message']}")
         else:
-            progress(f"    {entry['median_ms']:.3f} ms, {entry['keys_per_s'] / 1e9:.3g} G/s")
+            progress(f"    {entry['median_ms']:.4f} ms (p10 {entry['p10_ms']:.4f}, p90 "
+                     f"{entry['p90_ms']:.4f}, {int(entry['samples'])} samples), "
+                     f"{entry['keys_per_s'] / 1e9:.3g} G/s")
         entries.append(entry)
         torch.cuda.empty_cache()
     context = {
@@ -232,6 +331,8 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], min_time: float,
         "torch_cuda": str(torch.version.cuda),
         "torch_gpu_name": torch.cuda.get_device_name(device),
         "torch_input_set": input_set_text(keys_sizes, pairs_sizes),
+        "torch_timing": ", ".join(f"{mode}: {count} cases" for mode, count in
+                                  sorted(modes_used.items())),
     }
     return context, entries
 
@@ -241,8 +342,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="JSON file to write")
     parser.add_argument("--like", help="bench_all's JSON: run torch.sort on the same sizes")
-    parser.add_argument("--min-time", type=float, default=0.05,
-                        help="seconds of timed calls per case (at least 5 calls)")
+    parser.add_argument("--max-time", "--min-time", type=float, default=DEFAULT_MAX_TIME_S,
+                        dest="max_time",
+                        help="cap on the seconds of sampling per case (at least "
+                             f"{MIN_SAMPLES} samples; --min-time is its old name)")
     args = parser.parse_args(argv)
 
     reason = torch_unavailable_reason()
@@ -251,7 +354,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         result = document({"torch_status": f"skipped: {reason}"}, [])
     else:
         keys_sizes, pairs_sizes = sizes_from_bench_json(args.like)
-        context, entries = run(keys_sizes, pairs_sizes, args.min_time,
+        context, entries = run(keys_sizes, pairs_sizes, args.max_time,
                                lambda line: print(line, flush=True))
         result = document(context, entries)
     with open(args.out, "w", encoding="utf-8") as handle:

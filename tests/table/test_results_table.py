@@ -112,27 +112,28 @@ class LadderTableTest(unittest.TestCase):
     def test_rows_follow_the_ladder_not_the_speed(self) -> None:
         rows = table_rows(rt.ladder_table(self.results, M))
         self.assertEqual([row[0] for row in rows],
-                         ["stage00", "stage01", "stage02", "stage03", "stage04"])
+                         ["stage00", rt.CUB_BEST, "stage01", "stage02", "stage03", "stage04"])
 
     def test_cells_at_2_to_the_20(self) -> None:
         rows = rows_by_first_cell(rt.ladder_table(self.results, M))
-        # stage | what changed | ms | G keys/s | GB/s | % copy | vs previous | vs CUB
+        # stage | what changed | ms | p10-p90 | G keys/s | GB/s | copies' worth | vs previous |
+        # vs CUB best. The old-format fixture has no spread; the keys' copy takes 0.0041943 ms.
         self.assertEqual(rows["stage00"][2:],
-                         ["0.100", "10.5", "1,500", "50%", rt.DASH, "1.00×"])
-        self.assertEqual(rows["stage01"][6:], [rt.DASH, "0.025×"])  # no previous rung of ours
-        self.assertEqual(rows["stage02"][5:], ["20%", "2.00×", "0.050×"])
-        self.assertEqual(rows["stage03"][6:], ["4.00×", "0.20×"])
-        self.assertEqual(rows["stage04"][6:], ["2.00×", "0.40×"])
+                         ["0.100", rt.DASH, "10.5", "1,500", "23.8", rt.DASH, "1.00×"])
+        self.assertEqual(rows["stage01"][7:], [rt.DASH, "0.025×"])  # no previous rung of ours
+        self.assertEqual(rows["stage02"][6:], ["477", "2.00×", "0.050×"])
+        self.assertEqual(rows["stage03"][7:], ["4.00×", "0.20×"])
+        self.assertEqual(rows["stage04"][7:], ["2.00×", "0.40×"])
         # The label is the stage's kSummary, with its '|' escaped for markdown.
         self.assertEqual(rows["stage04"][1], "thread coarsening: 8 keys per thread \\| 2048-key tiles")
 
     def test_missing_stage_keeps_its_row_and_breaks_the_next_ratio(self) -> None:
         rows = rows_by_first_cell(rt.ladder_table(self.results, B))
         self.assertIn("not measured at this size", rows["stage01"][1])
-        self.assertEqual(rows["stage01"][2:], [rt.DASH] * 6)
-        self.assertEqual(rows["stage02"][6], rt.DASH)  # stage01 missing: no speed-up
-        self.assertEqual(rows["stage03"][6:], ["5.00×", "0.12×"])
-        self.assertEqual(rows["stage04"][6:], ["3.20×", "0.40×"])
+        self.assertEqual(rows["stage01"][2:], [rt.DASH] * 7)
+        self.assertEqual(rows["stage02"][7], rt.DASH)  # stage01 missing: no speed-up
+        self.assertEqual(rows["stage03"][7:], ["5.00×", "0.12×"])
+        self.assertEqual(rows["stage04"][7:], ["3.20×", "0.40×"])
 
     def test_failed_stage_says_so(self) -> None:
         rows = rows_by_first_cell(rt.ladder_table(self.results, M, kind="pairs"))
@@ -148,17 +149,16 @@ class OtherTablesTest(unittest.TestCase):
     def setUp(self) -> None:
         self.results = load_fixture()
 
-    def test_baselines_against_cub_of_the_same_key_type(self) -> None:
+    def test_baselines_against_cub_best_of_the_same_bits(self) -> None:
         table = rt.baselines_table(self.results)
         rows = {(row[1], row[2]): row for row in table_rows(table)}
         self.assertEqual(rows[("u32 keys", "thrust")][-1], "0.80×")
+        # Every key type is compared with CUB's best instantiation at the same n (u32 here).
         self.assertEqual(rows[("f32 keys", "torch-sort")][-1], "0.25×")
-        # No CUB i32 run: compared with CUB u32 and marked.
-        self.assertEqual(rows[("i32 keys", "torch-sort")][-1], "0.50× †")
-        self.assertIn("† CUB was not measured", table)
+        self.assertEqual(rows[("i32 keys", "torch-sort")][-1], "0.50×")
         order = [row[2] for row in table_rows(table) if row[1] == "u32 keys"]
-        self.assertEqual(order, ["CUB (stage00)", "thrust", "cub-segmented-radix seg:128",
-                                 "cub-segmented-radix seg:16384"])
+        self.assertEqual(order, ["CUB (stage00)", "CUB best", "thrust",
+                                 "cub-segmented-radix seg:128", "cub-segmented-radix seg:16384"])
 
     def test_sweep_marks_the_default_and_compares_with_it(self) -> None:
         rows = table_rows(rt.sweep_table(self.results, "stage03", B))
@@ -194,7 +194,8 @@ class OtherTablesTest(unittest.TestCase):
         for text in ("do not edit", "NVIDIA H100 80GB HBM3", "2025-11-22", "## Inputs",
                      "- reduced entropy: stages: u32 keys, n = 2^24, ands = 2",
                      "## Baselines", "## torch.topk", "## Stage 03: digit width r",
-                     "## Stage 04: keys per thread", "## Copy bandwidth", "## Failed"):
+                     "## Stage 04: keys per thread", "## The copy floors", "## Failed",
+                     "## Method and provenance", "the method before issue 13"):
             self.assertIn(text, page)
 
     @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed")
@@ -210,6 +211,7 @@ class OtherTablesTest(unittest.TestCase):
         series = rt.plot_series(self.results)
         names = list(series)
         self.assertEqual(names[:4], ["stage00", "stage01", "stage02", "stage03"])
+        self.assertIn(rt.CUB_BEST, names)  # the baseline the ratios use is drawn too
         self.assertIn("torch-sort (i32)", names)
         self.assertNotIn("stage03 r:4", names)  # sweeps are not lines of the plot
         self.assertNotIn("stage00 (f32)", names)

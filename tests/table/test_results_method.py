@@ -1,0 +1,358 @@
+"""CPU tests of issue 13's measurement method as the results page shows it, on a real H100 run
+made with the method (fixtures/h100_issue13: bench_all with the blocking kernel, a torch slice,
+nvidia-smi before and after):
+
+* every section, size and key shape of the input set has its table (dropping one fails a test);
+* every number of every ladder table is recomputed from the JSON here, independently of the
+  renderer (halving a column fails a test);
+* CUB's best instantiation is the baseline of every "vs CUB" ratio;
+* ``results_table.py --check`` catches any drift of the page or a README block from the JSON,
+  and the committed docs match the committed JSON (once that JSON is the new method's);
+* gpu_state.py and torch_baseline.py's statistics.
+
+Run by ctest (`ctest -L table`), or directly:
+    PYTHONPATH=bench/table python3 -m unittest discover -s tests/table -v
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+from typing import Dict, List, Optional, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "bench", "table"))
+
+import gpu_state  # noqa: E402
+import results_table as rt  # noqa: E402
+import torch_baseline as tb  # noqa: E402
+
+H100 = os.path.join(HERE, "fixtures", "h100_issue13")
+H100_BENCH = os.path.join(H100, "bench_all.json")
+H100_TORCH = os.path.join(H100, "torch.json")
+H100_STATE = os.path.join(H100, "gpu_state.json")
+
+LADDER_LOG2 = range(16, 29, 2)  # issue 13: 2^16 .. 2^28 in steps of 2^2
+SHAPE_LOG2 = (24, 28)  # the entropy sweep's sizes
+SHAPES = [(ands, "") for ands in range(1, 5)] + [(0, "equal"), (0, "sorted"), (0, "few")]
+PAIRS_LOG2 = (28,)
+
+
+def load(*paths: str) -> rt.ResultSet:
+    """The given JSON files as one ResultSet."""
+    documents = []
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            documents.append(json.load(handle))
+    return rt.load_result_set(documents)
+
+
+def h100() -> rt.ResultSet:
+    """The real H100 run of the fixture."""
+    return load(H100_BENCH, H100_TORCH, H100_STATE)
+
+
+def tables_by_heading(page: str) -> Dict[str, List[List[str]]]:
+    """{"### heading": body rows as cell lists} for every markdown table under a ### heading."""
+    tables: Dict[str, List[List[str]]] = {}
+    heading = None
+    for line in page.splitlines():
+        if line.startswith("#"):
+            heading = line
+        elif line.startswith("| ") and heading is not None and not line.startswith("| stage |"):
+            tables.setdefault(heading, []).append(
+                [cell.strip() for cell in line.strip().strip("|").split(" | ")])
+    return tables
+
+
+class InputSetTest(unittest.TestCase):
+    """The input set issue 13 asks for, in bench_all.cpp and on the page."""
+
+    def test_bench_all_measures_the_sizes_and_shapes_of_issue_13(self) -> None:
+        with open(os.path.join(REPO, "bench", "table", "bench_all.cpp"), encoding="utf-8") as f:
+            source = f.read()
+        ladder = re.search(r"ladder_sizes = \{([0-9, ]+)\}", source)
+        assert ladder is not None
+        self.assertEqual([int(k) for k in ladder.group(1).split(",")], list(LADDER_LOG2))
+        entropy = re.search(r'Measure::kEntropy, "[^"]*",\s*\{([0-9, ]+)\}', source)
+        pairs = re.search(r'Measure::kPairs, "[^"]*",\s*\{([0-9, ]+)\}', source)
+        assert entropy is not None and pairs is not None
+        self.assertEqual(tuple(int(k) for k in entropy.group(1).split(",")), SHAPE_LOG2)
+        self.assertTrue(set(PAIRS_LOG2) <= {int(k) for k in pairs.group(1).split(",")})
+        self.assertIn("for (int ands = 1; ands <= 4; ++ands)", source)
+        self.assertIn('{"equal", "sorted", "few"}', source)
+
+    def test_page_has_every_section_size_and_shape(self) -> None:
+        page = rt.results_page(h100(), "g.json", "g-torch.json", "g.png", "g-state.json")
+        for section in ("## Method and provenance", "## Inputs", "## The ladder: u32 keys",
+                        "## Entropy sweep", "## The ladder: u32 keys with u32 values (pairs)",
+                        "## Baselines", "## torch.topk", "## Stage 03: digit width r",
+                        "## Stage 04: keys per thread", "## The copy floors",
+                        "## Keys per second against n"):
+            self.assertIn(section + ("" if section.endswith(")") else ""), page)
+        for log2 in LADDER_LOG2:
+            self.assertIn(f"### {rt.describe_input(1 << log2)}\n", page)
+        for ands, dist in SHAPES:
+            for log2 in SHAPE_LOG2:
+                self.assertIn(f"### {rt.describe_input(1 << log2, ands=ands, dist=dist)}\n", page)
+        for log2 in PAIRS_LOG2:
+            self.assertIn(f"### {rt.describe_input(1 << log2, kind='pairs')}\n", page)
+
+    def test_page_records_method_and_provenance(self) -> None:
+        page = rt.results_page(h100(), "g.json", None, None)
+        for text in ("Timing: `blocking`", "L2 flush before every sample: 100 MiB",
+                     "at most 1%, at least 10 samples", "CCCL CUB 3.0.1",
+                     "CUDA driver API 13.0", "power limit 700.00 W", "temperature (°C) 50",
+                     "GPU utilisation 0 %", "GPU after the run"):
+            self.assertIn(text, page)
+
+
+class ColumnsTest(unittest.TestCase):
+    """Every cell of every ladder table, recomputed from the JSON without the renderer."""
+
+    def setUp(self) -> None:
+        self.results = h100()
+        self.page = rt.results_page(self.results, "g.json", None, None)
+
+    def expected_row(self, stage: str, n: int, kind: str, ands: int,
+                     dist: str) -> Optional[List[str]]:
+        """The cells a ladder row must hold, from the raw counters."""
+        find = self.results.find
+        result = find(stage, n, "u32", kind, "", ands, dist)
+        if result is None:
+            return None
+        copy = find("copy", n, "u32", kind)
+        members = [find("stage00", n, t, kind, "", ands, dist) for t in ("u32", "i32", "f32")]
+        cub_ms = min(m.median_ms for m in members if m is not None)
+        number = int(stage[5:]) if stage.startswith("stage") and stage[5:].isdigit() else None
+        previous = find(f"stage{number - 1:02d}", n, "u32", kind, "", ands, dist) \
+            if number is not None and number >= 2 else None
+        ms = result.median_ms
+        return [
+            rt.fmt_sig(ms), f"{rt.fmt_sig(result.p10_ms)}–{rt.fmt_sig(result.p90_ms)}",
+            rt.fmt_sig(n / (ms * 1e-3) / 1e9), rt.fmt_sig(result.bytes / (ms * 1e-3) / 1e9),
+            rt.fmt_sig(ms / copy.median_ms) if copy else rt.DASH,
+            rt.fmt_ratio(previous.median_ms / ms) if previous else rt.DASH,
+            rt.fmt_ratio(cub_ms / ms)]
+
+    def check_table(self, heading: str, n: int, kind: str, ands: int, dist: str) -> None:
+        rows = {row[0]: row for row in tables_by_heading(self.page)[heading]}
+        stages = [s for s in ("stage00", "stage01", "stage02", "stage03", "stage04")]
+        for stage in stages:
+            expected = self.expected_row(stage, n, kind, ands, dist)
+            if expected is None:
+                self.assertEqual(rows[stage][2:], [rt.DASH] * 7, (heading, stage))
+            else:
+                self.assertEqual(rows[stage][2:], expected, (heading, stage))
+        cub = rows[rt.CUB_BEST]
+        self.assertEqual(cub[-1], "1.00×")
+        self.assertEqual(cub[2], rt.fmt_sig(min(
+            r.median_ms for r in (self.results.find("stage00", n, t, kind, "", ands, dist)
+                                  for t in ("u32", "i32", "f32")) if r is not None)))
+
+    def test_every_ladder_cell_follows_from_the_raw_counters(self) -> None:
+        checked = 0
+        for log2 in LADDER_LOG2:
+            self.check_table(f"### {rt.describe_input(1 << log2)}", 1 << log2, "keys", 0, "")
+            checked += 1
+        for ands, dist in SHAPES:
+            for log2 in SHAPE_LOG2:
+                self.check_table(f"### {rt.describe_input(1 << log2, ands=ands, dist=dist)}",
+                                 1 << log2, "keys", ands, dist)
+                checked += 1
+        for log2 in PAIRS_LOG2:
+            self.check_table(f"### {rt.describe_input(1 << log2, kind='pairs')}", 1 << log2,
+                             "pairs", 0, "")
+            checked += 1
+        self.assertEqual(checked, len(LADDER_LOG2) + len(SHAPES) * len(SHAPE_LOG2) +
+                         len(PAIRS_LOG2))
+
+    def test_a_sort_is_never_cheaper_than_its_copy(self) -> None:
+        for result in self.results.results:
+            if result.stage_number is not None and result.kind in ("keys", "pairs"):
+                copy = self.results.copy_floor(result.n, result.kind)
+                if copy is not None:
+                    self.assertGreater(rt.copies_worth(result, copy), 1.0, result)
+
+    def test_copies_worth_does_not_reward_moving_more_bytes(self) -> None:
+        # Stage 01 moves the most bytes and is the slowest: the old "% of copy BW" made it the
+        # best of the ladder; copies' worth makes it the worst.
+        n = 1 << 28
+        copy = self.results.copy_floor(n)
+        worth = {s: rt.copies_worth(self.results.find(s, n), copy) for s in
+                 ("stage00", "stage01", "stage04")}
+        self.assertGreater(worth["stage01"], worth["stage04"])
+        self.assertGreater(worth["stage04"], worth["stage00"])
+        self.assertGreater(self.results.find("stage01", n).gbps,
+                           self.results.find("stage04", n).gbps)
+
+
+class CubBestTest(unittest.TestCase):
+    """CUB's best instantiation is the baseline of every ratio."""
+
+    def test_best_is_the_fastest_of_u32_i32_f32(self) -> None:
+        results = h100()
+        n = 1 << 28
+        best = results.cub(n)
+        u32, i32 = results.find("stage00", n), results.find("stage00", n, "i32")
+        self.assertEqual(best.median_ms, min(u32.median_ms, i32.median_ms,
+                                             results.find("stage00", n, "f32").median_ms))
+        self.assertLess(i32.median_ms, u32.median_ms)  # the H100: u32's kernel is slower
+        self.assertIn("(here i32)", best.label)
+        rows = {row[0]: row for row in tables_by_heading(rt.ladder_table(
+            results, n).replace("| stage |", "| x |").join(["### t\n", ""]))["### t"]}
+        self.assertEqual(rows["stage00"][-1], rt.fmt_ratio(best.median_ms / u32.median_ms))
+
+    def test_readme_block_compares_with_cub_best(self) -> None:
+        block = rt.readme_table_block(h100(), "p.md", None, "j.json")
+        assert block is not None
+        self.assertIn("| vs CUB best |", block)
+        self.assertIn(f"| {rt.CUB_BEST} |", block)
+        self.assertNotIn("% of copy BW", block)
+
+
+README_TOP = "# sortlab\n\n<!-- results:table:begin -->\nold\n<!-- results:table:end -->\n"
+README_STAGE04 = ("# Stage 04\n\n<!-- results:stage04:begin -->\n<!-- results:stage04:end -->\n\n"
+                  "<!-- sweep:stage04:begin -->\n<!-- sweep:stage04:end -->\n")
+
+
+class DriftTest(unittest.TestCase):
+    """results_table.py --check: the committed docs can never drift from the committed JSON."""
+
+    def make_repo(self) -> str:
+        root = tempfile.mkdtemp(prefix="sortlab-drift-test-")
+        self.addCleanup(shutil.rmtree, root)
+        os.makedirs(os.path.join(root, "chapters", "04_coarsened_radix"))
+        for path, text in (("README.md", README_TOP),
+                           ("chapters/04_coarsened_radix/README.md", README_STAGE04)):
+            with open(os.path.join(root, path), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        return root
+
+    def run_main(self, root: str, *extra: str) -> Tuple[int, str]:
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            status = rt.main(["--bench-json", H100_BENCH, "--torch-json", H100_TORCH,
+                              "--gpu-state", H100_STATE, "--results-dir",
+                              os.path.join(root, "docs", "results"), "--repo-root", root,
+                              "--no-plot", *extra])
+        return status, output.getvalue()
+
+    def edit(self, path: str, old: str, new: str) -> None:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        self.assertIn(old, text)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text.replace(old, new, 1))
+
+    def test_check_passes_after_a_run_and_fails_on_any_edit(self) -> None:
+        root = self.make_repo()
+        self.assertEqual(self.run_main(root)[0], 0)
+        self.assertEqual(self.run_main(root, "--check")[0], 0)
+        page = os.path.join(root, "docs", "results", "NVIDIA-H100-80GB-HBM3.md")
+        stage04 = os.path.join(root, "chapters", "04_coarsened_radix", "README.md")
+        # Each edit is undone by its unique replacement, so the next one starts clean.
+        for path, old, new in ((page, "### n = 2^20 u32 keys, uniform", "### n = 2^20 (edited)"),
+                               (stage04, "| 2^28 | keys |", "| 2^28 (edited) | keys |"),
+                               (os.path.join(root, "README.md"), "vs CUB best", "vs (edited)")):
+            self.edit(path, old, new)
+            status, output = self.run_main(root, "--check")
+            self.assertEqual(status, 1, path)
+            self.assertIn(f"DRIFT: {path}", output)
+            self.edit(path, new, old)
+            self.assertEqual(self.run_main(root, "--check")[0], 0)
+
+    def test_committed_docs_match_the_committed_json(self) -> None:
+        results_dir = os.path.join(REPO, "docs", "results")
+        bench = os.path.join(results_dir, "NVIDIA-H100-80GB-HBM3.json")
+        with open(bench, encoding="utf-8") as handle:
+            context = json.load(handle).get("context", {})
+        if "sortlab_timing" not in context:
+            self.skipTest("the committed results predate issue 13's method (no sortlab_timing "
+                          "in their context): the next `make table` on the H100 regenerates "
+                          "JSON, page and README blocks together, and this test then guards them")
+        arguments = ["--check", "--bench-json", bench, "--results-dir", results_dir,
+                     "--repo-root", REPO]
+        for suffix, flag in (("-torch.json", "--torch-json"), ("-gpu-state.json", "--gpu-state")):
+            path = bench[:-len(".json")] + suffix
+            if os.path.exists(path):
+                arguments += [flag, path]
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            status = rt.main(arguments)
+        self.assertEqual(status, 0, output.getvalue())
+
+
+class GpuStateTest(unittest.TestCase):
+    """gpu_state.py: nvidia-smi's answers, including a driver that rejects a field."""
+
+    def test_parse_row_drops_not_available_fields(self) -> None:
+        self.assertEqual(gpu_state.parse_row(("a", "b", "c"), "1980 MHz, [N/A], 700.00 W"),
+                         {"a": "1980 MHz", "c": "700.00 W"})
+        self.assertEqual(gpu_state.parse_row(("a", "b"), "only one"), {})
+
+    def test_a_rejected_field_is_dropped_and_the_others_kept(self) -> None:
+        def runner(command: List[str]) -> Optional[str]:
+            fields = command[2][len("--query-gpu="):].split(",")
+            if "compute_mode" in fields:
+                return None  # this nvidia-smi does not know it
+            return ", ".join(f"v-{field}" for field in fields) + "\n"
+
+        state = gpu_state.query("nvidia-smi", runner)
+        self.assertNotIn("compute_mode", state)
+        self.assertEqual(state["power.limit"], "v-power.limit")
+        self.assertEqual(len(state), len(gpu_state.FIELDS) - 1)
+
+    def test_main_records_both_phases(self) -> None:
+        root = tempfile.mkdtemp(prefix="sortlab-gpu-state-test-")
+        self.addCleanup(shutil.rmtree, root)
+        out = os.path.join(root, "state.json")
+        answers = iter(["X, 580\n", None])
+
+        def runner(command: List[str]) -> Optional[str]:
+            del command
+            return next(answers, None)
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            gpu_state.main(["--out", out, "--phase", "before"], runner)
+            gpu_state.main(["--out", out, "--phase", "after", "--nvidia-smi", "missing"], runner)
+        with open(out, encoding="utf-8") as handle:
+            context = json.load(handle)["context"]
+        self.assertIn("nvidia_smi_before", context)
+        self.assertIn("error", context["nvidia_smi_after"])
+
+
+class TorchMethodTest(unittest.TestCase):
+    """torch_baseline.py samples like bench/timing."""
+
+    def test_statistics_match_the_cpp_rules(self) -> None:
+        self.assertAlmostEqual(tb.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.1), 1.4)
+        self.assertAlmostEqual(tb.robust_relative_noise([11.0, 9.0, 10.0]), 0.14826)
+        self.assertFalse(tb.should_stop([1.0] * 9, 100.0, 0.5))  # minimum count first
+        self.assertTrue(tb.should_stop([1.0] * 10, 0.0, 0.5))  # converged
+        noisy = [1.0, 1.2] * 10
+        self.assertFalse(tb.should_stop(noisy, 0.1, 0.5))
+        self.assertTrue(tb.should_stop(noisy, 0.5, 0.5))  # time cap
+        # bench/tests/test_buffer_plan.cpp's numbers: 401 sets of 2^16 4-byte keys.
+        self.assertEqual(tb.rotating_count(1 << 18, 50 << 20, 60 << 30), 401)
+        self.assertEqual(tb.rotating_count(1 << 30, 50 << 20, 60 << 30), 1)
+
+    def test_entry_has_every_counter_of_a_row(self) -> None:
+        entry = tb.benchmark_entry("torch-sort/i32/keys/n:1024/ands:0", "l", 1024,
+                                   [2.0, 1.0, 3.0], 10.0)
+        for counter in ("median_ms", "min_ms", "p10_ms", "p90_ms", "samples", "noise",
+                        "converged"):
+            self.assertIn(counter, entry)
+        self.assertEqual((entry["median_ms"], entry["min_ms"], entry["samples"]), (2.0, 1.0, 3.0))
+
+
+if __name__ == "__main__":
+    unittest.main()
