@@ -44,7 +44,7 @@ struct SortEntry {
 };
 
 /// Registers \p entry for every size and key shape in \p config. Benchmark names read
-/// "<name>/<type>/<keys|pairs>[/<variant>]/n:<n>/<shape>" with <shape> a KeyShape::name_part()
+/// "<name>/<type>/<keys|pairs>[/<variant>]/n:<n>/<shape>", the shape a KeyShape::name_part()
 /// ("ands:0", "dist:sorted"); the JSON counters are median_ms, min_ms, p10_ms, p90_ms, samples,
 /// noise (robust relative), converged (1 when the noise bound was met), keys_per_s, GBps, bytes,
 /// n and ands.

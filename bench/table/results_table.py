@@ -1264,8 +1264,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     note = "plot skipped (--no-plot)" if args.no_plot else write_plot(results, plot_path)
     if note:
-        # Never link a PNG left over from an earlier run: it would show other numbers.
+        # Never link (or leave) a PNG from an earlier run: it would show other numbers, and
+        # --check would take it for this run's.
         print(f"results_table: {note}")
+        if os.path.exists(plot_path):
+            os.remove(plot_path)
+            print(f"results_table: removed the stale {plot_path}")
         plot_path = None
     else:
         print(f"results_table: wrote {plot_path}")
