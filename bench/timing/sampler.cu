@@ -45,13 +45,13 @@ class GraphCache {
 
 }  // namespace
 
-Sampler::Sampler() {
+Sampler::Sampler(double blocker_timeout_seconds) {
   SORTLAB_CUDA_CHECK(cudaStreamCreate(&stream_));
   SORTLAB_CUDA_CHECK(cudaEventCreate(&start_));
   SORTLAB_CUDA_CHECK(cudaEventCreate(&stop_));
   l2_bytes_ = device_l2_bytes();
   flusher_ = std::make_unique<L2Flusher>(l2_bytes_);
-  blocker_ = std::make_unique<StreamBlocker>();
+  blocker_ = std::make_unique<StreamBlocker>(blocker_timeout_seconds);
 }
 
 Sampler::~Sampler() {

@@ -52,7 +52,9 @@ struct Measurement {
 class Sampler {
  public:
   /// Creates the stream and events and allocates the flush buffer for this device's L2.
-  Sampler();
+  /// \param blocker_timeout_seconds how long a blocking kernel waits for its release before it
+  /// gives up (StreamBlocker)
+  explicit Sampler(double blocker_timeout_seconds = 5.0);
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
   ~Sampler();
