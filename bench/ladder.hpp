@@ -24,5 +24,14 @@ void register_stage04_coarsening_sweep(const BenchConfig& config);
 /// Stage 04 at the default keys per thread for radix widths r = 3..8 (variant "r:R").
 /// \param config what to measure
 void register_stage04_radix_sweep(const BenchConfig& config);
+/// Stage 05: packed-counter rank device sort. \param config what to measure
+void register_stage05(const BenchConfig& config);
+/// Stage 05's block sort against cub::BlockRadixSort at the same shapes (load, sort, store one
+/// tile per block; bench/stage05_block_bench.cu, linked into bench_stage05 only).
+/// \param config unused (fixed 2^24 keys)
+void register_stage05_block_sort(const BenchConfig& config);
+/// Stage 05's device sort against cub::DeviceRadixSort for u64 keys and (f32, int64) pairs at
+/// 2^16 .. 2^28 (bench_stage05 only). \param config unused
+void register_stage05_wide_types(const BenchConfig& config);
 
 }  // namespace sortlab::bench

@@ -18,6 +18,8 @@
 #include "chapters/03_multibit_radix/multibit_radix_model.hpp"
 #include "chapters/04_coarsened_radix/coarsened_radix.hpp"
 #include "chapters/04_coarsened_radix/coarsened_radix_model.hpp"
+#include "chapters/05_packed_rank/packed_rank_model.hpp"
+#include "chapters/05_packed_rank/packed_rank_sort.hpp"
 
 namespace sortlab::cli {
 namespace {
@@ -232,6 +234,49 @@ struct Stage04 : NoTuning {
   }
 };
 
+/// Stage 05: packed-counter rank, fixed 6-bit digits. Its trace shows the tiled arrays; the
+/// packed counter words are in stage05::PassTrace (tests and the CPU model compare them).
+struct Stage05 : NoTuning {
+  static int digit_bits(const Tuning&) { return stage05::kRadixBits; }
+  template <typename Key>
+  static void sort(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
+                   const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
+                   const SortOptions& options, const Tuning&) {
+    dispatch_sort(&stage05::sort_keys<Key>, &stage05::sort_pairs<Key, std::uint32_t>, temp, bytes,
+                  keys_in, keys_out, values_in, values_out, n, options);
+  }
+  /// stage05::PassTrace names its digit count num_digits; the rest matches the tiled stages.
+  template <typename Key>
+  static PassArrays<Key> tiled(stage05::PassTrace<Key>&& trace, int first_bit, int num_bits) {
+    PassArrays<Key> pass;
+    pass.first_bit = first_bit;
+    pass.num_bits = num_bits;
+    pass.tiled = true;
+    pass.num_blocks = trace.num_blocks;
+    pass.num_buckets = trace.num_digits;
+    pass.tile_items = trace.tile_items;
+    pass.digits = std::move(trace.digits);
+    pass.local_sorted = std::move(trace.local_sorted);
+    pass.block_bucket_table = std::move(trace.block_bucket_table);
+    pass.scanned_table = std::move(trace.scanned_table);
+    pass.destinations = std::move(trace.destinations);
+    pass.keys_out = std::move(trace.keys_out);
+    return pass;
+  }
+  template <typename Key>
+  static PassArrays<Key> trace_gpu(const std::vector<Key>& keys, int first_bit, int num_bits,
+                                   const Tuning&, bool descending) {
+    return tiled<Key>(stage05::trace_pass(keys, first_bit, num_bits, descending), first_bit,
+                      num_bits);
+  }
+  template <typename Key>
+  static PassArrays<Key> trace_model(const std::vector<Key>& keys, int first_bit, int num_bits,
+                                     const Tuning&, bool descending) {
+    return tiled<Key>(stage05::model_pass(keys, first_bit, num_bits, descending), first_bit,
+                      num_bits);
+  }
+};
+
 // ---- Building the rows -------------------------------------------------------------------------
 
 template <typename Adapter, typename Key>
@@ -276,6 +321,7 @@ const std::vector<StageEntry>& stage_registry() {
       make_entry<Stage02>(2, "coalesced_sort", stage02::kSummary, "chapters/02_coalesced_sort"),
       make_entry<Stage03>(3, "multibit_radix", stage03::kSummary, "chapters/03_multibit_radix"),
       make_entry<Stage04>(4, "coarsened_radix", stage04::kSummary, "chapters/04_coarsened_radix"),
+      make_entry<Stage05>(5, "packed_rank", stage05::kSummary, "chapters/05_packed_rank"),
   };
   return registry;
 }

@@ -1,7 +1,7 @@
 /// \file
 /// \brief The stage registry of the `sortlab` tool: one table row per stage (number, name,
 /// summary, folder, tuning options, and function pointers for sorting and for tracing one pass),
-/// so `run` and `trace` are written once for every stage. Adding stage 05 is one adapter struct
+/// so `run` and `trace` are written once for every stage. Adding a stage is one adapter struct
 /// and one row in stage_registry.cpp.
 #pragma once
 
@@ -118,7 +118,7 @@ inline const StageFunctions<float>& StageEntry::functions<float>() const {
 /// Every stage, in ladder order (stage numbers 0, 1, 2, ... without gaps).
 const std::vector<StageEntry>& stage_registry();
 
-/// The entry for stage \p number. Throws UsageError "stage 5 does not exist yet (stages: 0-4)"
+/// The entry for stage \p number. Throws UsageError "stage 6 does not exist yet (stages: 0-5)"
 /// for a number without a stage.
 /// \param number the stage number given with --stage
 const StageEntry& find_stage(int number);

@@ -1,0 +1,17 @@
+/// \file
+/// \brief Stage 05 benchmark program: the device sort against CUB and stage 04 on the ladder's
+/// inputs, then the block sort against cub::BlockRadixSort and 64-bit types against CUB.
+/// Example: `bench_stage05 --sizes=24,28 --pairs=both`; `--benchmark_filter=block/` for the
+/// block sort alone.
+#include "bench/ladder.hpp"
+
+int main(int argc, char** argv) {
+  return sortlab::bench::run_main(argc, argv, [](const sortlab::bench::BenchConfig& config) {
+    sortlab::bench::register_copy_bandwidth(config);
+    sortlab::bench::register_stage00(config);
+    sortlab::bench::register_stage04(config);
+    sortlab::bench::register_stage05(config);
+    sortlab::bench::register_stage05_block_sort(config);
+    sortlab::bench::register_stage05_wide_types(config);
+  });
+}

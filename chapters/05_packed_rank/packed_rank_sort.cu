@@ -1,0 +1,316 @@
+/// \file
+/// \brief Stage 05 host launcher: the survey, then ceil(bits / r) passes of upsweep -> table scan
+/// -> downsweep, every one queued whether or not it will run (the kernels decide on the device),
+/// and the copy for a sort in which no pass runs. Explicit instantiations for every key type.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "chapters/05_packed_rank/packed_rank_sort.hpp"
+#include "chapters/05_packed_rank/packed_rank_sort_kernels.cuh"
+#include "common/device_buffer.hpp"
+#include "common/device_scan.hpp"
+#include "common/errors.hpp"
+#include "common/scratch_layout.hpp"
+
+namespace sortlab::stage05 {
+namespace {
+
+/// The type the kernels move a value of \p kBytes bytes as: values are only copied, so a u64
+/// and an i64 (or a double) share one set of kernels.
+template <std::size_t kBytes>
+struct ValueCarrierOf;
+template <>
+struct ValueCarrierOf<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct ValueCarrierOf<8> {
+  using type = std::uint64_t;
+};
+/// 16-byte values (a pair of 64-bit words, for example) move as one aligned 16-byte block.
+struct alignas(16) Bytes16 {
+  std::uint64_t low, high;
+};
+template <>
+struct ValueCarrierOf<16> {
+  using type = Bytes16;
+};
+template <std::size_t kBytes>
+using ValueCarrier = typename ValueCarrierOf<kBytes>::type;
+
+/// Tiles of a pass over \p n keys of type Key.
+template <typename Key>
+std::size_t tiles_for(std::size_t n) {
+  const std::size_t tile = tile_items_for(sizeof(Key));
+  return (n + tile - 1) / tile;
+}
+
+/// Entries of the block bucket table: kDigits rows, one column per tile.
+template <typename Key>
+std::size_t table_entries_for(std::size_t n) {
+  return static_cast<std::size_t>(kDigits) * tiles_for<Key>(n);
+}
+
+/// Blocks of the survey and copy kernels: enough to fill the GPU, each thread folding many keys.
+unsigned grid_stride_blocks(std::size_t n) {
+  const std::size_t per_block = static_cast<std::size_t>(kSurveyThreads) * 16;
+  return static_cast<unsigned>(std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, 2048));
+}
+
+/// The scratch one sort needs, in one allocation.
+struct Scratch {
+  std::size_t alternate_keys, alternate_values, table, scan_temp, survey;
+  ScratchLayout layout;
+};
+
+template <typename Key, typename Value>
+Scratch plan_scratch(std::size_t n, bool with_values) {
+  const std::size_t entries = table_entries_for<Key>(n);
+  Scratch scratch{};
+  scratch.alternate_keys = scratch.layout.add<Key>(n);
+  scratch.alternate_values = scratch.layout.add<Value>(with_values ? n : 0);
+  // One table, scanned in place: the downsweep takes each tile's digit starts from its own rank,
+  // so only the scanned table (global starts) is needed.
+  scratch.table = scratch.layout.add<std::uint32_t>(entries);
+  scratch.scan_temp = scratch.layout.add<unsigned char>(device_exclusive_sum_temp_bytes(entries));
+  scratch.survey = scratch.layout.add<Survey>(1);
+  return scratch;
+}
+
+/// Everything one pass's launches need.
+template <typename Key, typename Value>
+struct PassLaunch {
+  PassPlan plan;
+  SortBuffers<Key, Value> arrays;
+  std::uint32_t* table;
+  void* scan_temp;
+  std::size_t scan_temp_bytes;
+  std::size_t n;
+  bool descending;
+  cudaStream_t stream;
+  std::uint32_t* digits = nullptr;  ///< trace only
+  DownsweepTrace<Key> trace{};      ///< trace only
+};
+
+template <typename Key, typename Value, bool kHasValues>
+void run_pass(const PassLaunch<Key, Value>& launch, int pass) {
+  constexpr int kK = keys_per_thread_for(sizeof(Key));
+  const unsigned tiles = static_cast<unsigned>(tiles_for<Key>(launch.n));
+  upsweep_kernel<Key, Value, kK><<<tiles, kThreadsPerBlock, 0, launch.stream>>>(
+      launch.plan, pass, launch.arrays, launch.table, launch.n, launch.descending, launch.digits);
+  SORTLAB_CHECK_LAUNCH();
+  device_exclusive_sum(launch.scan_temp, launch.scan_temp_bytes, launch.table, launch.table,
+                       table_entries_for<Key>(launch.n), launch.stream);
+  downsweep_kernel<Key, Value, kHasValues, kK><<<tiles, kThreadsPerBlock, 0, launch.stream>>>(
+      launch.plan, pass, launch.arrays, launch.table, launch.n, launch.descending, launch.trace);
+  SORTLAB_CHECK_LAUNCH();
+}
+
+template <typename Key, typename Value, bool kHasValues>
+void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
+          const Value* values_in, Value* values_out, std::size_t n, const SortOptions& options,
+          cudaStream_t stream) {
+  const SortArrays checked = validate_sort_arguments<Key, Value>(temp_storage, n, options, keys_in,
+                                                                 keys_out, values_in, values_out);
+  const Scratch scratch = plan_scratch<Key, Value>(n, kHasValues);
+  if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
+    return;
+  if (n == 0) return;
+
+  const SortOptions resolved = resolve<Key>(options);
+  const int num_bits = resolved.end_bit - resolved.begin_bit;
+  const auto& layout = scratch.layout;
+  SortBuffers<Key, Value> arrays{
+      keys_in,   keys_out,   layout.get<Key>(temp_storage, scratch.alternate_keys),
+      values_in, values_out, layout.get<Value>(temp_storage, scratch.alternate_values)};
+  if (num_bits == 0 || n == 1) {  // nothing to reorder: the output is the input
+    SORTLAB_CUDA_CHECK(
+        cudaMemcpyAsync(keys_out, keys_in, n * sizeof(Key), cudaMemcpyDeviceToDevice, stream));
+    if constexpr (kHasValues)
+      SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out, values_in, n * sizeof(Value),
+                                         cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+
+  // The survey: AND starts at all ones, OR at zero.
+  Survey* survey = layout.get<Survey>(temp_storage, scratch.survey);
+  SORTLAB_CUDA_CHECK(cudaMemsetAsync(&survey->all_and, 0xFF, sizeof(survey->all_and), stream));
+  SORTLAB_CUDA_CHECK(cudaMemsetAsync(&survey->all_or, 0, sizeof(survey->all_or), stream));
+  survey_kernel<Key><<<grid_stride_blocks(n), kSurveyThreads, 0, stream>>>(keys_in, n, survey);
+  SORTLAB_CHECK_LAUNCH();
+
+  PassLaunch<Key, Value> launch{};
+  launch.plan = PassPlan{resolved.begin_bit, resolved.end_bit, survey};
+  launch.arrays = arrays;
+  launch.table = layout.get<std::uint32_t>(temp_storage, scratch.table);
+  launch.scan_temp = layout.get<unsigned char>(temp_storage, scratch.scan_temp);
+  launch.scan_temp_bytes = device_exclusive_sum_temp_bytes(table_entries_for<Key>(n));
+  launch.n = n;
+  launch.descending = resolved.descending;
+  launch.stream = stream;
+  for (int pass = 0; pass < num_passes(num_bits); ++pass)
+    run_pass<Key, Value, kHasValues>(launch, pass);
+  copy_when_every_pass_is_trivial_kernel<Key, Value, kHasValues>
+      <<<grid_stride_blocks(n), kSurveyThreads, 0, stream>>>(launch.plan, arrays, n);
+  SORTLAB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <typename Key>
+void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+               Key* keys_out, std::size_t n, const SortOptions& options, cudaStream_t stream) {
+  sort<Key, NullType, false>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr,
+                             n, options, stream);
+}
+
+template <typename Key, typename Value>
+void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
+                const SortOptions& options, cudaStream_t stream) {
+  require_value_pointers(temp_storage, n, values_in, values_out);
+  // The kernels only copy values, so every value type of one size shares one set of kernels.
+  using Carrier = ValueCarrier<sizeof(Value)>;
+  static_assert(std::is_trivially_copyable_v<Value> && alignof(Value) <= alignof(Carrier),
+                "values must be trivially copyable and no more aligned than their size");
+  sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out,
+                           reinterpret_cast<const Carrier*>(values_in),
+                           reinterpret_cast<Carrier*>(values_out), n, options, stream);
+}
+
+template <typename Key>
+PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_bits,
+                          bool descending) {
+  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits,
+          "trace_pass: first_bit out of range");
+  require(num_bits >= 1 && num_bits <= kRadixBits, "trace_pass: num_bits must be 1..6");
+  num_bits = std::min(num_bits, KeyTraits<Key>::kNumBits - first_bit);
+  const std::size_t n = keys.size();
+  require(n <= kMaxSortItems, "trace_pass: too many keys");
+  constexpr int kK = keys_per_thread_for(sizeof(Key));
+  using Shape = PackedRankShape<kThreadsPerBlock, kK, kRadixBits, kCounterBits>;
+  PassTrace<Key> trace;
+  trace.num_digits = 1 << num_bits;
+  trace.tile_items = tile_items_for(sizeof(Key));
+  trace.num_blocks = static_cast<int>(tiles_for<Key>(n));
+  trace.threads = kThreadsPerBlock;
+  trace.keys_per_thread = kK;
+  trace.lanes = Shape::kLanes;
+  trace.fields_per_word = Shape::kFieldsPerWord;
+  if (n == 0) return trace;
+
+  // The pass runs as a pair sort with values 0..n-1: value j landing at position p says that
+  // input key j went to p. One pass, forced (no survey), from the input to the output.
+  std::vector<std::uint32_t> iota(n);
+  for (std::size_t i = 0; i < n; ++i) iota[i] = static_cast<std::uint32_t>(i);
+  const std::size_t tiles = tiles_for<Key>(n);
+  const std::size_t words = tiles * Shape::kLanes * kThreadsPerBlock;
+  DeviceBuffer<Key> keys_in(keys), keys_out(n), local_sorted(n);
+  DeviceBuffer<std::uint32_t> values_in(iota), values_out(n), digits(n), ranks(n);
+  DeviceBuffer<std::uint32_t> before(words), after(words), carries(tiles);
+  DeviceBuffer<std::uint32_t> table(table_entries_for<Key>(n));
+  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(table.size()));
+
+  PassLaunch<Key, std::uint32_t> launch{};
+  launch.plan = PassPlan{first_bit, first_bit + num_bits, nullptr};
+  launch.arrays = {keys_in.data(),   keys_out.data(),   nullptr,
+                   values_in.data(), values_out.data(), nullptr};
+  launch.table = table.data();
+  launch.scan_temp = scan_temp.data();
+  launch.scan_temp_bytes = scan_temp.bytes();
+  launch.n = n;
+  launch.descending = descending;
+  launch.stream = nullptr;
+  launch.digits = digits.data();
+  launch.trace = {before.data(), after.data(), carries.data(), ranks.data(), local_sorted.data()};
+
+  constexpr int kUpsweepK = kK;
+  upsweep_kernel<Key, std::uint32_t, kUpsweepK><<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(
+      launch.plan, 0, launch.arrays, launch.table, n, descending, launch.digits);
+  SORTLAB_CHECK_LAUNCH();
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  // The table has kDigits rows; a pass of w < r bits only uses the first 2^w.
+  const std::vector<std::uint32_t> full_table = table.download();
+  trace.block_bucket_table.assign(
+      full_table.begin(),
+      full_table.begin() + static_cast<std::ptrdiff_t>(trace.num_digits * tiles));
+  device_exclusive_sum(launch.scan_temp, launch.scan_temp_bytes, launch.table, launch.table,
+                       table.size(), nullptr);
+  downsweep_kernel<Key, std::uint32_t, true, kK>
+      <<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(
+          launch.plan, 0, launch.arrays, launch.table, n, descending, launch.trace);
+  SORTLAB_CHECK_LAUNCH();
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<std::uint32_t> full_scanned = table.download();
+  trace.scanned_table.assign(
+      full_scanned.begin(),
+      full_scanned.begin() + static_cast<std::ptrdiff_t>(trace.num_digits * tiles));
+  trace.digits = digits.download();
+  trace.ranks = ranks.download();
+  trace.local_sorted = local_sorted.download();
+  trace.keys_out = keys_out.download();
+  const std::vector<std::uint32_t> all_before = before.download(), all_after = after.download(),
+                                   all_carries = carries.download();
+  const std::size_t per_tile = static_cast<std::size_t>(Shape::kLanes) * kThreadsPerBlock;
+  for (std::size_t b = 0; b < tiles; ++b) {
+    TileCounters counters;
+    counters.before_scan.assign(all_before.begin() + b * per_tile,
+                                all_before.begin() + (b + 1) * per_tile);
+    counters.after_scan.assign(all_after.begin() + b * per_tile,
+                               all_after.begin() + (b + 1) * per_tile);
+    counters.carry = all_carries[b];
+    trace.counters.push_back(std::move(counters));
+  }
+  const std::vector<std::uint32_t> origin = values_out.download();
+  trace.destinations.resize(n);
+  for (std::size_t position = 0; position < n; ++position)
+    trace.destinations[origin[position]] = static_cast<std::uint32_t>(position);
+  return trace;
+}
+
+double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits) {
+  const double items = static_cast<double>(n);
+  const double tuple_bytes = static_cast<double>(key_bytes + value_bytes);
+  if (num_bits <= 0 || n <= 1) return 2.0 * items * tuple_bytes;  // nothing to sort: a copy
+  const std::size_t tile = static_cast<std::size_t>(tile_items_for(key_bytes));
+  const std::size_t entries = static_cast<std::size_t>(kDigits) * ((n + tile - 1) / tile);
+  const double table_bytes = 4.0 * static_cast<double>(entries);
+  double total = items * static_cast<double>(key_bytes);  // the survey
+  for (int pass = 0; pass < num_passes(num_bits); ++pass) {
+    total += items * static_cast<double>(key_bytes) + table_bytes;  // upsweep
+    total += device_exclusive_sum_bytes(entries);                   // scan of the table
+    total += 2.0 * items * tuple_bytes + table_bytes;               // downsweep
+  }
+  return total;
+}
+
+// One instantiation per supported key and value type, here and only here.
+#define SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, Value)                                       \
+  template void sort_pairs<Key, Value>(void*, std::size_t&, const Key*, Key*, const Value*, \
+                                       Value*, std::size_t, const SortOptions&, cudaStream_t);
+#define SORTLAB_STAGE05_INSTANTIATE(Key)                                           \
+  template void sort_keys<Key>(void*, std::size_t&, const Key*, Key*, std::size_t, \
+                               const SortOptions&, cudaStream_t);                  \
+  SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::uint32_t)                            \
+  SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::uint64_t)                            \
+  SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::int64_t)                             \
+  template PassTrace<Key> trace_pass<Key>(const std::vector<Key>&, int, int, bool);
+SORTLAB_STAGE05_INSTANTIATE(std::uint32_t)
+SORTLAB_STAGE05_INSTANTIATE(std::int32_t)
+SORTLAB_STAGE05_INSTANTIATE(float)
+SORTLAB_STAGE05_INSTANTIATE(std::uint64_t)
+SORTLAB_STAGE05_INSTANTIATE(std::int64_t)
+SORTLAB_STAGE05_INSTANTIATE(double)
+SORTLAB_STAGE05_INSTANTIATE(std::uint16_t)
+SORTLAB_STAGE05_INSTANTIATE(std::int16_t)
+SORTLAB_STAGE05_INSTANTIATE(std::uint8_t)
+SORTLAB_STAGE05_INSTANTIATE(std::int8_t)
+SORTLAB_STAGE05_INSTANTIATE(__half)
+SORTLAB_STAGE05_INSTANTIATE(__nv_bfloat16)
+#undef SORTLAB_STAGE05_INSTANTIATE
+#undef SORTLAB_STAGE05_INSTANTIATE_PAIRS
+
+}  // namespace sortlab::stage05

@@ -1,0 +1,175 @@
+/// \file
+/// \brief Stage 05: a device-wide LSD radix sort built on the packed-counter block rank (public
+/// API). The block-level pieces are device headers: packed_rank.cuh (the rank) and
+/// block_radix_sort.cuh (a block sort like cub::BlockRadixSort).
+///
+/// One sort: a *digit survey* (one read of the keys: the bitwise AND and OR of all ordered keys,
+/// which says which digits are the same for every key), then per r-bit digit a pass of three
+/// steps, the textbook's count / scan / scatter under CUB's names:
+///  1. *upsweep*: every block counts the digits of its tile into the block bucket table
+///     (row-major by digit: entry (d, b) at d * num_tiles + b);
+///  2. one device-wide exclusive scan of the table (common/device_scan);
+///  3. *downsweep*: every block ranks its tile with the packed-counter rank (one increment pass,
+///     one raking scan, instead of stage 04's r rounds of the 1-bit split), moves the keys to their
+///     ranks in shared memory, and writes every digit's keys as one coalesced run.
+/// A pass whose digit is the same for every key is skipped on the device: its kernels see it in
+/// the survey and return at once, and the passes that remain choose their source and target
+/// arrays so that the last one still lands in keys_out (no host synchronisation).
+///
+/// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort:
+/// \snippet tests/stage05/test_stage05_gpu.cpp stage05 usage
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "common/sort_options.hpp"
+
+/// Stage 05: packed-counter rank (CUB's BlockRadixRank), block sort and device sort.
+namespace sortlab::stage05 {
+
+/// What this stage adds to the ladder (the benchmark label and the results table use it).
+inline constexpr const char kSummary[] =
+    "packed-counter rank: one increment pass and one raking scan rank a 4096-key tile by a "
+    "6-bit digit (CUB's BlockRadixRank), upsweep/scan/downsweep, trivial passes skipped";
+
+// ---- The device sort's tile constants, all in one place ---------------------------------------
+
+/// Threads per block of the upsweep and downsweep kernels.
+inline constexpr int kThreadsPerBlock = 256;
+
+/// Digit width of a pass. The rank keeps 2^r 16-bit counters per thread, packed two to a word:
+/// 2^(r-1) words + 1 padding word per thread, 33 KiB of shared memory at r = 6 and 256 threads
+/// (r = 7 would need 66 KiB, beyond a block's static shared memory). 32-bit keys take 6 passes.
+inline constexpr int kRadixBits = 6;
+
+/// Digit values of a pass (2^kRadixBits): rows of the block bucket table.
+inline constexpr int kDigits = 1 << kRadixBits;
+
+/// Width of one packed counter of the device sort's rank.
+inline constexpr int kCounterBits = 16;
+
+/// Keys per thread for a key of \p key_bytes bytes: 16 for keys of up to 4 bytes (4096-key tiles),
+/// 8 for 8-byte keys (2048-key tiles: the same 16 KiB of keys per tile, in the same registers).
+/// \param key_bytes sizeof(Key)
+constexpr int keys_per_thread_for(std::size_t key_bytes) {
+  return key_bytes <= 4 ? 16 : 8;
+}
+
+/// Keys per block tile for a key of \p key_bytes bytes.
+/// \param key_bytes sizeof(Key)
+constexpr int tile_items_for(std::size_t key_bytes) {
+  return kThreadsPerBlock * keys_per_thread_for(key_bytes);
+}
+
+/// Number of passes a sort of \p num_bits bits takes before skipping: ceil(num_bits / r).
+/// \param num_bits bits sorted (end_bit - begin_bit)
+constexpr int num_passes(int num_bits) {
+  return (num_bits + kRadixBits - 1) / kRadixBits;
+}
+
+// ---- The device sort ----------------------------------------------------------------------------
+
+/// \p T itself, in a form template argument deduction skips: sort_pairs deduces Value from
+/// values_in alone, so a size query may pass a plain nullptr for values_out.
+template <typename T>
+using NotDeduced = typename std::common_type<T>::type;
+
+/// Sorts \p n keys from \p keys_in into \p keys_out (stable). Call with \p temp_storage ==
+/// nullptr to set \p temp_storage_bytes and return without sorting. No allocation and no host
+/// synchronisation happen inside the call; the work is queued on \p stream.
+/// Supported Key: std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
+/// std::int16_t, std::int32_t, std::int64_t, __half, __nv_bfloat16, float, double.
+/// Throws sortlab::Error on bad arguments.
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param keys_in device input keys (not modified)
+/// \param keys_out device output keys (must not alias keys_in)
+/// \param n number of keys, 0 to 2^30
+/// \param options bit range and direction
+/// \param stream CUDA stream the work is queued on
+template <typename Key>
+void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+               Key* keys_out, std::size_t n, const SortOptions& options = {},
+               cudaStream_t stream = nullptr);
+
+/// Sorts key-value pairs by key (stable: equal keys keep their input order). Same contract as
+/// sort_keys(). Supported Value: std::uint32_t, std::uint64_t, std::int64_t (indices).
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param keys_in device input keys
+/// \param keys_out device output keys
+/// \param values_in device input values
+/// \param values_out device output values
+/// \param n number of pairs, 0 to 2^30
+/// \param options bit range and direction
+/// \param stream CUDA stream
+template <typename Key, typename Value>
+void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
+                const SortOptions& options = {}, cudaStream_t stream = nullptr);
+
+// ---- Tracing one pass ---------------------------------------------------------------------------
+
+/// The packed counters of one tile, as the rank sees them (the padding lane left out).
+struct TileCounters {
+  /// Packed words before the raking scan: the word of (lane l, thread t) at l * threads + t, each
+  /// field f holding thread t's count of digit f * lanes + l.
+  std::vector<std::uint32_t> before_scan;
+  /// The same words after the raking scan and the carry: field f of (l, t) holds the number of
+  /// tile keys before thread t's first key with digit f * lanes + l.
+  std::vector<std::uint32_t> after_scan;
+  /// The word added to every scanned word to carry field totals upwards.
+  std::uint32_t carry = 0;
+};
+
+/// One pass's arrays (host copies).
+template <typename Key>
+struct PassTrace {
+  int num_blocks = 0;                 ///< tiles in the pass
+  int num_digits = 0;                 ///< 2^w for a pass of w digit bits
+  std::size_t tile_items = 0;         ///< keys per tile
+  int threads = 0;                    ///< threads per block
+  int keys_per_thread = 0;            ///< keys per thread (blocked: thread t holds t*K .. t*K+K-1)
+  int lanes = 0;                      ///< counter words per thread (2^(r-1) for 16-bit counters)
+  int fields_per_word = 0;            ///< counters per word
+  std::vector<std::uint32_t> digits;  ///< digit of each input key (input order)
+  /// The block bucket table: count of digit d in tile b at d * num_blocks + b.
+  std::vector<std::uint32_t> block_bucket_table;
+  /// Exclusive scan of the table: global start of (d, b).
+  std::vector<std::uint32_t> scanned_table;
+  std::vector<TileCounters> counters;  ///< the rank's packed counters, one entry per tile
+  std::vector<std::uint32_t> ranks;    ///< rank of each input key inside its tile
+  /// Each tile after the local scatter (sorted stably by digit), tile b at [b*tile_items, ...).
+  std::vector<Key> local_sorted;
+  std::vector<std::uint32_t> destinations;  ///< where each input key went (input order)
+  std::vector<Key> keys_out;                ///< keys after the pass
+};
+
+/// Runs one pass on the GPU for \p keys, digit bits [first_bit, first_bit + w) with
+/// w = min(r, key bits - first_bit), and returns its intermediate arrays (used by the tests
+/// against the CPU model and by `sortlab trace`). The pass is run even when every key has the
+/// same digit.
+/// \param keys input keys (host), at most 2^30
+/// \param first_bit lowest bit of the digit, 0 to key bits - 1
+/// \param num_bits digit width, 1 to kRadixBits (narrowed to the key's last bit)
+/// \param descending sort by the complemented digit (descending order)
+template <typename Key>
+PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_bits = kRadixBits,
+                          bool descending = false);
+
+/// Bytes one full sort moves through device memory, by this stage's design: the survey reads the
+/// keys once; per pass the upsweep reads the keys and writes the table (2^r entries per tile), the
+/// scan moves device_exclusive_sum_bytes(entries), the downsweep reads keys, values and its table
+/// entries and writes keys and values. Skipped passes are not counted (uniform keys skip none).
+/// \param n number of keys
+/// \param key_bytes size of a key
+/// \param value_bytes size of a value (0 for keys only)
+/// \param num_bits bits sorted (end_bit - begin_bit)
+double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits);
+
+}  // namespace sortlab::stage05

@@ -1,0 +1,173 @@
+/// \file
+/// \brief Stage 05 block-level sort on the GPU: a kernel loads one tile per block in a blocked
+/// arrangement, sorts it with BlockRadixSort and stores it (blocked or striped); the result of
+/// every block must equal the stable CPU reference of its tile. Several tile shapes (including
+/// 8-bit counters and keys per thread that do not divide 32), key types, both directions, bit
+/// ranges, keys only and pairs.
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <string>
+#include <vector>
+
+#include "chapters/05_packed_rank/block_radix_sort.cuh"
+#include "common/device_buffer.hpp"
+#include "common/distributions.hpp"
+#include "common/errors.hpp"
+#include "common/reference.hpp"
+#include "tests/support/test_inputs.hpp"
+
+namespace {
+
+using sortlab::stage05::BlockRadixSort;
+using sortlab::stage05::NullType;
+
+/// How the test kernel calls the sort.
+struct BlockSortCall {
+  int begin_bit;
+  int end_bit;
+  bool descending;
+  bool striped;  ///< sort_blocked_to_striped instead of sort / sort_descending
+};
+
+/// One tile per block: load blocked, sort, store in the arrangement the call asks for.
+template <typename Sort, typename Key, typename Value, int kThreads, int kKeysPerThread>
+__global__ void block_sort_kernel(const Key* keys_in, Key* keys_out, const Value* values_in,
+                                  Value* values_out, BlockSortCall call) {
+  __shared__ typename Sort::TempStorage storage;
+  constexpr int kTile = kThreads * kKeysPerThread;
+  const std::size_t tile_first = static_cast<std::size_t>(blockIdx.x) * kTile;
+  Key keys[kKeysPerThread];
+  Value values[kKeysPerThread];
+  for (int i = 0; i < kKeysPerThread; ++i) {
+    keys[i] = keys_in[tile_first + threadIdx.x * kKeysPerThread + i];
+    if constexpr (Sort::kHasValues)
+      values[i] = values_in[tile_first + threadIdx.x * kKeysPerThread + i];
+  }
+  Sort sort(storage);
+  if constexpr (Sort::kHasValues) {
+    if (call.striped)
+      sort.sort_blocked_to_striped(keys, values, call.descending, call.begin_bit, call.end_bit);
+    else if (call.descending)
+      sort.sort_descending(keys, values, call.begin_bit, call.end_bit);
+    else
+      sort.sort(keys, values, call.begin_bit, call.end_bit);
+  } else {
+    if (call.striped)
+      sort.sort_blocked_to_striped(keys, call.descending, call.begin_bit, call.end_bit);
+    else if (call.descending)
+      sort.sort_descending(keys, call.begin_bit, call.end_bit);
+    else
+      sort.sort(keys, call.begin_bit, call.end_bit);
+  }
+  for (int i = 0; i < kKeysPerThread; ++i) {
+    const std::size_t position = call.striped ? threadIdx.x + static_cast<std::size_t>(i) * kThreads
+                                              : threadIdx.x * kKeysPerThread + i;
+    keys_out[tile_first + position] = keys[i];
+    if constexpr (Sort::kHasValues) values_out[tile_first + position] = values[i];
+  }
+}
+
+/// One configuration of the block sort under test.
+template <typename KeyT, int kThreadsT, int kKeysPerThreadT, int kRadixBitsT = 4,
+          int kCounterBitsT = 16, typename ValueT = std::uint32_t>
+struct BlockShape {
+  using Key = KeyT;
+  using Value = ValueT;
+  static constexpr int kThreads = kThreadsT;
+  static constexpr int kKeysPerThread = kKeysPerThreadT;
+  static constexpr int kRadixBits = kRadixBitsT;
+  static constexpr int kCounterBits = kCounterBitsT;
+  static std::string name() {
+    return "threads=" + std::to_string(kThreads) + " K=" + std::to_string(kKeysPerThread) +
+           " r=" + std::to_string(kRadixBits) + " counter_bits=" + std::to_string(kCounterBits);
+  }
+};
+
+/// Sorts \p tiles tiles of random keys on the GPU and compares every tile with the reference.
+template <typename Shape, bool kWithValues>
+void expect_block_sort(int tiles, sortlab::Distribution distribution, const BlockSortCall& call,
+                       std::uint64_t seed) {
+  using Key = typename Shape::Key;
+  using Value = std::conditional_t<kWithValues, typename Shape::Value, NullType>;
+  using Sort = BlockRadixSort<Key, Shape::kThreads, Shape::kKeysPerThread, Value, Shape::kRadixBits,
+                              Shape::kCounterBits>;
+  constexpr std::size_t kTile = Shape::kThreads * Shape::kKeysPerThread;
+  const std::size_t n = kTile * tiles;
+  const auto keys = sortlab::generate_keys<Key>(distribution, n, seed);
+  std::vector<typename Shape::Value> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<typename Shape::Value>(i % kTile);
+  sortlab::DeviceBuffer<Key> keys_in(keys), keys_out(n);
+  sortlab::DeviceBuffer<typename Shape::Value> values_in(values), values_out(n);
+  keys_out.fill_bytes(0xA5);
+  values_out.fill_bytes(0xA5);
+  block_sort_kernel<Sort, Key, Value, Shape::kThreads, Shape::kKeysPerThread>
+      <<<tiles, Shape::kThreads>>>(keys_in.data(), keys_out.data(),
+                                   reinterpret_cast<const Value*>(values_in.data()),
+                                   reinterpret_cast<Value*>(values_out.data()), call);
+  SORTLAB_CHECK_LAUNCH();
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto got_keys = keys_out.download();
+  const auto got_values = values_out.download();
+  const sortlab::SortOptions options{call.begin_bit, call.end_bit, call.descending};
+  for (int b = 0; b < tiles; ++b) {
+    const std::vector<Key> tile(keys.begin() + b * kTile, keys.begin() + (b + 1) * kTile);
+    const std::vector<typename Shape::Value> tile_values(values.begin() + b * kTile,
+                                                         values.begin() + (b + 1) * kTile);
+    std::vector<Key> expected_keys;
+    std::vector<typename Shape::Value> expected_values;
+    sortlab::reference_sort_pairs(tile, tile_values, expected_keys, expected_values, options);
+    for (std::size_t p = 0; p < kTile; ++p) {
+      const std::size_t at = b * kTile + p;
+      ASSERT_EQ(sortlab::KeyTraits<Key>::raw_bits(got_keys[at]),
+                sortlab::KeyTraits<Key>::raw_bits(expected_keys[p]))
+          << "tile " << b << " position " << p;
+      if (kWithValues)
+        ASSERT_EQ(got_values[at], expected_values[p])
+            << "tile " << b << " position " << p << ": values lost their keys or their order";
+    }
+  }
+}
+
+template <typename Shape>
+class Stage05BlockSort : public ::testing::Test {};
+
+using BlockShapes = ::testing::Types<
+    // cub::BlockRadixSort's common shapes with its default 4-bit digit
+    BlockShape<std::uint32_t, 128, 8>, BlockShape<float, 256, 16>,
+    BlockShape<std::uint64_t, 128, 4, 4, 16, std::uint64_t>,
+    // keys per thread that do not divide 32, one warp, wider digits
+    BlockShape<std::int32_t, 64, 7, 5>, BlockShape<__half, 32, 3, 6>,
+    BlockShape<std::uint8_t, 64, 5, 8>, BlockShape<double, 64, 2, 3>,
+    BlockShape<__nv_bfloat16, 128, 4, 1>,
+    // 8-bit counters, four to a word: tiles of at most 255 keys
+    BlockShape<std::uint16_t, 64, 3, 4, 8>, BlockShape<std::int64_t, 32, 7, 2, 8>>;
+TYPED_TEST_SUITE(Stage05BlockSort, BlockShapes);
+
+// Keys and pairs, ascending and descending, blocked and striped, full and partial bit ranges, an
+// empty range, every distribution; three tiles per launch so each block sorts its own tile.
+TYPED_TEST(Stage05BlockSort, EveryCallMatchesTheStableReference) {
+  using Shape = TypeParam;
+  const int width = sortlab::KeyTraits<typename Shape::Key>::kNumBits;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const BlockSortCall calls[] = {
+      {0, width, false, false}, {0, width, true, false},         {0, width, false, true},
+      {0, width, true, true},   {1, width - 1, false, false},    {2, 5, true, true},
+      {3, 3, false, true},      {width - 5, width, true, false},
+  };
+  for (const BlockSortCall& call : calls)
+    for (auto distribution : sortlab::all_distributions()) {
+      SCOPED_TRACE(Shape::name() + " " +
+                   sortlab::testing::case_label(0, sortlab::to_string(distribution), seed) +
+                   " bits=[" + std::to_string(call.begin_bit) + "," + std::to_string(call.end_bit) +
+                   ") descending=" + std::to_string(call.descending) +
+                   " striped=" + std::to_string(call.striped));
+      expect_block_sort<Shape, false>(3, distribution, call, seed);
+      expect_block_sort<Shape, true>(3, distribution, call, seed + 1);
+      if (::testing::Test::HasFailure()) return;
+    }
+}
+
+}  // namespace
