@@ -100,6 +100,7 @@ class Result:
     samples: Optional[int] = None  # number of samples the median is of
     noise: Optional[float] = None  # robust relative noise of the samples
     converged: Optional[bool] = None  # whether the noise bound was met (else a cap stopped it)
+    timed_with_events: bool = False  # the call waits for the host: timed on an idle GPU
 
     @property
     def stage_number(self) -> Optional[int]:
@@ -210,6 +211,7 @@ def parse_benchmarks(document: Mapping[str, Any]) -> Tuple[List[Result], List[Fa
                 samples=int(samples) if samples is not None else None,
                 noise=optional("noise"),
                 converged=bool(converged) if converged is not None else None,
+                timed_with_events=bool(bench.get("timed_with_events", 0)),
             )
         )
     return results, failures
@@ -569,6 +571,7 @@ def baselines_table(results: ResultSet, min_n: int = TABLE_MIN_N) -> Optional[st
     if not groups:
         return None
     rows: List[List[str]] = []
+    footnote = False
     for n, kind, key_type, ands, dist in groups:
         members = [r for r in results.results
                    if (r.entry in baseline_entries or (r.entry == "stage00" and r.variant == ""))
@@ -583,13 +586,21 @@ def baselines_table(results: ResultSet, min_n: int = TABLE_MIN_N) -> Optional[st
                                                                           result.entry)
             if result.variant:
                 name += f" {result.variant}"
+            if result.timed_with_events:
+                name += " ‡"
+                footnote = True
             what = f"{key_type} {kind}" + short_shape(ands, dist)
             rows.append([fmt_n(n), what, name, result.label] + measured_cells(result, copy) +
                         [fmt_ratio(speed_ratio(cub, result))])
-    return markdown_table(
+    table = markdown_table(
         ("n", "input", "baseline", "what it is", "median ms", "p10–p90 ms", "G keys/s",
          "GB/s (own bytes)", "copies' worth", "vs CUB best"),
         rows, (True, False, False, False, True, True, True, True, True, True))
+    if footnote:
+        table += ("\n‡ The call waits for the host (it copies a count to it), so it cannot be held "
+                  "behind the blocking kernel or captured as a graph: it is timed with CUDA events "
+                  "on an idle GPU, host launch gaps included.\n")
+    return table
 
 
 def parse_variant(variant: str) -> Dict[str, str]:

@@ -195,6 +195,23 @@ class ColumnsTest(unittest.TestCase):
                            self.results.find("stage04", n).gbps)
 
 
+class EventsFallbackTest(unittest.TestCase):
+    """A call timed with events (it waits for the host) is marked in the baselines table."""
+
+    def test_marked_with_a_footnote(self) -> None:
+        with open(H100_BENCH, encoding="utf-8") as handle:
+            document = json.load(handle)
+        for bench in document["benchmarks"]:
+            if bench["name"].startswith("cub-segmented-sort/") and "median_ms" in bench:
+                bench["timed_with_events"] = 1.0
+        table = rt.baselines_table(rt.load_result_set([document]))
+        assert table is not None
+        self.assertIn("| cub-segmented-sort seg:16384 ‡ |", table)
+        self.assertNotIn("| thrust ‡ |", table)
+        self.assertIn("‡ The call waits for the host", table)
+        self.assertNotIn("‡", rt.baselines_table(h100()) or "")
+
+
 class CubBestTest(unittest.TestCase):
     """CUB's best instantiation is the baseline of every ratio."""
 
