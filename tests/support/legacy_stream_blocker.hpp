@@ -13,6 +13,8 @@
 #include <mutex>
 #include <thread>
 
+#include "common/errors.hpp"
+
 namespace sortlab::testing {
 
 /// Blocks the legacy default stream from construction until release() (or the watchdog).
@@ -46,9 +48,13 @@ class LegacyStreamBlocker {
 /// Runs \p action (host code that queues GPU work and waits for it, such as a trace function)
 /// while the legacy stream is blocked. Returns true when the action finished on its own, with
 /// the legacy stream still held: it neither queued work there nor waited for the whole device.
-/// \param action the code under test
+/// \param action the code under test (run twice)
+/// The action runs once unblocked first: CUDA loads kernels lazily, and loading one may
+/// synchronise the whole context, which would wait for the spinning kernel forever.
 template <typename Action>
 bool finishes_while_the_legacy_stream_is_blocked(Action&& action) {
+  action();
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
   LegacyStreamBlocker blocker;
   action();
   const bool still_held = blocker.still_blocking();
