@@ -11,7 +11,8 @@
 # (processes per program and tool, default 3), MEMCHECK_MAX_N, SCAN_SANITIZER_MAX_N and
 # RACECHECK_MAX_N (test size caps), BENCH=none|quick|table (default quick), CTEST_EXTRA (extra
 # ctest arguments), SKIP_CTEST=1 (sanitizers and benchmarks only), LARGE=0 to skip the `large`
-# label (one 2^30-key keys and pairs sort per stage, run one at a time).
+# label (one 2^30-key keys and pairs sort per stage, run one at a time, beside the other steps),
+# LARGE_REGEX (ctest -R for the large tests), LARGE_TIMEOUT (seconds, default 1500).
 #
 # SORTLAB_REQUIRE_GPU=1 is set for everything below: on this machine "no GPU" (a broken driver,
 # a missing device) fails every GPU test instead of reporting it as skipped.
@@ -32,16 +33,21 @@ cmake -S . -B "$build" -G Ninja -DSORTLAB_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" 
 cmake --build "$build" -j 16 >"$logs/build.log" 2>&1 || { grep -E "error|FAILED" "$logs/build.log" | head -40; exit 1; }
 grep -E "warning" "$logs/build.log" | sort -u | head -20
 
+large_pid=""
+if [ "${SKIP_CTEST:-0}" = 0 ] && [ "${LARGE:-1}" != 0 ]; then
+  # The large tests (one program at a time, tens of GB each) run beside the ordinary suite and
+  # the sanitizers: their time goes to host-side checking, and the GPU has memory for both.
+  # Benchmarks start only after they finish.
+  step "ctest -L large in the background (2^30 keys per stage; LARGE_REGEX='${LARGE_REGEX:-}')"
+  (cd "$build" && SORTLAB_RUN_LARGE=1 timeout -k 30 "${LARGE_TIMEOUT:-1500}" \
+     ctest --output-on-failure -L large ${LARGE_REGEX:+-R "$LARGE_REGEX"}) >"$logs/ctest-large.log" 2>&1 &
+  large_pid=$!
+fi
+
 if [ "${SKIP_CTEST:-0}" = 0 ]; then
   step "ctest (GPU and CPU suites)"
   (cd "$build" && ctest -j 16 --output-on-failure -LE large ${CTEST_EXTRA:-}) >"$logs/ctest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|Total Test time|\*\*\*Failed|Not Run|Skipped" "$logs/ctest.log" | head -40
-  if [ "${LARGE:-1}" != 0 ]; then
-    step "ctest -L large (2^30 keys per stage, one program at a time)"
-    (cd "$build" && SORTLAB_RUN_LARGE=1 ctest --output-on-failure -L large ${CTEST_EXTRA:-}) \
-      >"$logs/ctest-large.log" 2>&1 || status=1
-    grep -E "tests passed|tests failed|Total Test time|\*\*\*Failed|Not Run|Skipped|Passed" "$logs/ctest-large.log" | head -40
-  fi
 fi
 
 if [ "${SANITIZE:-1}" != 0 ]; then
@@ -75,6 +81,7 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   }
   step "compute-sanitizer memcheck + racecheck, $shards shards each, in parallel: $stages"
   rm -f "$logs"/sanitizer-*.rc "$logs"/sanitizer-*.log  # only this run's results count
+  sanitizer_pids=()
   for stage in $stages; do
     if [ ! -x "$build/tests/$stage/test_${stage}_gpu" ]; then
       echo "!!! $stage: no test program $build/tests/$stage/test_${stage}_gpu"
@@ -82,10 +89,13 @@ if [ "${SANITIZE:-1}" != 0 ]; then
       continue
     fi
     for tool in memcheck racecheck; do
-      for ((shard = 0; shard < shards; ++shard)); do sanitize "$stage" "$tool" "$shard" & done
+      for ((shard = 0; shard < shards; ++shard)); do
+        sanitize "$stage" "$tool" "$shard" &
+        sanitizer_pids+=($!)
+      done
     done
   done
-  wait
+  [ ${#sanitizer_pids[@]} -eq 0 ] || wait "${sanitizer_pids[@]}"  # not the large tests (still running)
   for rc_file in "$logs"/sanitizer-*.rc; do
     [ -f "$rc_file" ] || continue
     name=$(basename "$rc_file" .rc)
@@ -93,6 +103,12 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     echo "$name: rc=$rc $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/$name.log" | tail -1) $(grep -E "^\[ +PASSED" "$logs/$name.log")"
     [ "$rc" = 0 ] || { echo "!!! $name failed (rc=$rc; 124 = timed out)"; tail -5 "$logs/$name.log"; status=1; }
   done
+fi
+
+if [ -n "$large_pid" ]; then
+  step "waiting for the large tests"
+  wait "$large_pid" || status=1
+  grep -E "tests passed|tests failed|Total Test time|\*\*\*Failed|Not Run|Skipped|Passed" "$logs/ctest-large.log" | head -40
 fi
 
 case "${BENCH:-quick}" in
