@@ -793,7 +793,7 @@ def method_lines(results: ResultSet) -> List[str]:
     how = {"blocking": "a kernel spinning on a host-pinned flag holds the stream while each "
                        "sample's events and call are queued, so no host launch gap is timed",
            "graph": "each call is captured once per input set as a CUDA graph and replayed "
-                    "between the events",
+                    "between the events, behind the same blocking kernel",
            "events": "CUDA events around each call on an idle GPU (launch gaps are timed)"}
     lines = [f"- Timing: `{timing}`: {how.get(timing, timing)}."]
     flush = int(float(context.get("sortlab_l2_flush_bytes", 0) or 0))

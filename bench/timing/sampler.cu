@@ -65,10 +65,17 @@ double Sampler::sample(const Launch& launch, std::size_t slot, const SamplerOpti
   if (options.flush_l2) flusher_->flush(stream_);
   switch (options.mode) {
     case TimingMode::kBlocking:
+    case TimingMode::kGraph:
+      // Both hold the stream, so the start event and the work behind it start together however
+      // long the host takes to queue them (one graph launch, or the call's own launches).
       blocker_->block(stream_);
       try {
         SORTLAB_CUDA_CHECK(cudaEventRecord(start_, stream_));
-        launch(stream_, slot);
+        if (options.mode == TimingMode::kGraph) {
+          SORTLAB_CUDA_CHECK(cudaGraphLaunch(graph, stream_));
+        } else {
+          launch(stream_, slot);
+        }
         SORTLAB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
       } catch (...) {
         blocker_->release();
@@ -76,11 +83,6 @@ double Sampler::sample(const Launch& launch, std::size_t slot, const SamplerOpti
         throw;
       }
       blocker_->release();
-      break;
-    case TimingMode::kGraph:
-      SORTLAB_CUDA_CHECK(cudaEventRecord(start_, stream_));
-      SORTLAB_CUDA_CHECK(cudaGraphLaunch(graph, stream_));
-      SORTLAB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
       break;
     case TimingMode::kEvents:
       // The old method: the start event is recorded on an idle GPU.
@@ -91,7 +93,7 @@ double Sampler::sample(const Launch& launch, std::size_t slot, const SamplerOpti
       break;
   }
   SORTLAB_CUDA_CHECK(cudaEventSynchronize(stop_));
-  if (options.mode == TimingMode::kBlocking && blocker_->timed_out())
+  if (options.mode != TimingMode::kEvents && blocker_->timed_out())
     throw BlockingTimeout(
         "the blocking kernel timed out: the timed call waited for the host (a synchronising CUDA "
         "call?); measure it with --timing=events");
