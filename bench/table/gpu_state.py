@@ -64,6 +64,18 @@ def query(nvidia_smi: str, runner: Runner = run_command, gpu: int = 0) -> Dict[s
     return state
 
 
+def compute_processes(nvidia_smi: str, runner: Runner = run_command, gpu: int = 0) -> str:
+    """The other compute processes on the GPU ("none", or "pid name memory; ..."): a load that
+    would share the GPU with the run."""
+    output = runner([nvidia_smi, f"--id={gpu}", "--query-compute-apps=pid,process_name,used_memory",
+                     "--format=csv,noheader"])
+    if output is None:
+        return ""
+    apps = [" ".join(part.strip() for part in line.split(",")) for line in output.splitlines()
+            if line.strip()]
+    return "; ".join(apps) if apps else "none"
+
+
 def main(argv: Optional[Sequence[str]] = None, runner: Runner = run_command) -> int:
     """Command-line entry point; adds one phase to the output file (creating it)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -78,6 +90,10 @@ def main(argv: Optional[Sequence[str]] = None, runner: Runner = run_command) -> 
     state = query(args.nvidia_smi, runner)
     if not state:
         state = {"error": f"'{args.nvidia_smi}' gave no answer"}
+    else:
+        processes = compute_processes(args.nvidia_smi, runner)
+        if processes:
+            state["compute_processes"] = processes
     document.setdefault("context", {})[f"nvidia_smi_{args.phase}"] = state
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(document, handle, indent=1, sort_keys=True)

@@ -820,6 +820,7 @@ _GPU_STATE_FIELDS = (("clocks.sm", "SM clock"), ("clocks.mem", "memory clock"),
                      ("clocks.max.sm", "max SM clock"), ("power.limit", "power limit"),
                      ("power.draw", "power draw"), ("temperature.gpu", "temperature (°C)"),
                      ("utilization.gpu", "GPU utilisation"), ("memory.used", "memory used"),
+                     ("compute_processes", "other compute processes"),
                      ("pstate", "performance state"))
 
 

@@ -318,12 +318,17 @@ class GpuStateTest(unittest.TestCase):
 
     def test_a_rejected_field_is_dropped_and_the_others_kept(self) -> None:
         def runner(command: List[str]) -> Optional[str]:
+            if command[2].startswith("--query-compute-apps"):
+                return "4242, python3, 1024 MiB\n"
             fields = command[2][len("--query-gpu="):].split(",")
             if "compute_mode" in fields:
                 return None  # this nvidia-smi does not know it
             return ", ".join(f"v-{field}" for field in fields) + "\n"
 
         state = gpu_state.query("nvidia-smi", runner)
+        self.assertEqual(gpu_state.compute_processes("nvidia-smi", runner),
+                         "4242 python3 1024 MiB")
+        self.assertEqual(gpu_state.compute_processes("nvidia-smi", lambda c: ""), "none")
         self.assertNotIn("compute_mode", state)
         self.assertEqual(state["power.limit"], "v-power.limit")
         self.assertEqual(len(state), len(gpu_state.FIELDS) - 1)
