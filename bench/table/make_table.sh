@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make table`: measure every stage and baseline on one fixed input set and write
-# docs/results/<gpu>.md, the raw Google Benchmark JSON and the keys/s plot; then refresh the
+# docs/results/<gpu>.md, the raw Google Benchmark JSON, the GPU's state before and after the run
+# (gpu_state.py: clocks, power limit, temperature, load) and the G keys/s plot; then refresh the
 # README blocks (results_table.py). What is measured is defined in code (bench/table/bench_all.cpp
 # and torch_baseline.py) and described in docs/results/README.md; nothing here is typed by hand.
 #
