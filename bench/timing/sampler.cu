@@ -105,6 +105,9 @@ double Sampler::sample(const Launch& launch, std::size_t slot, const SamplerOpti
 Measurement Sampler::measure(const Launch& launch, std::size_t slots,
                              const SamplerOptions& options) {
   require(slots > 0, "Sampler::measure: at least one input set is needed");
+  // The warm-up calls also load every kernel of the call: with lazy module loading the first
+  // launch of a kernel synchronises the context, which behind a held stream would wait for the
+  // blocking kernel's timeout.
   for (int call = 0; call < options.warmup_calls; ++call)
     launch(stream_, static_cast<std::size_t>(call) % slots);
   SORTLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));

@@ -32,7 +32,9 @@ struct SamplerOptions {
   TimingMode mode = TimingMode::kBlocking;  ///< layout of the timed region
   bool flush_l2 = true;                     ///< flush the L2 before every sample
   StoppingRule rule;                        ///< when to stop
-  int warmup_calls = 2;                     ///< untimed calls first (module load, first touch)
+  /// Untimed calls first: they load the call's kernels (lazy loading would otherwise synchronise
+  /// the context inside a held region) and touch its memory. At least 1 with kBlocking/kGraph.
+  int warmup_calls = 2;
 };
 
 /// The work of one sample: queue the call on \p stream, reading input set \p slot. It must not
