@@ -9,11 +9,16 @@
 /// test fail with a message instead of hanging it.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
+#include "common/distributions.hpp"
 #include "common/errors.hpp"
+#include "tests/support/test_inputs.hpp"
 
 namespace sortlab::testing {
 
@@ -59,6 +64,22 @@ bool finishes_while_the_legacy_stream_is_blocked(Action&& action) {
   action();
   const bool still_held = blocker.still_blocking();
   return blocker.release() && still_held;
+}
+
+/// The check every stage's trace function must pass: `trace(keys)` (a stage's trace_pass over
+/// 5000 uniform u32 keys) finishes while the legacy stream is held, and its keys_out is complete
+/// (a permutation of the input, so no poison was left unwritten).
+/// \param trace callable taking `const std::vector<std::uint32_t>&` and returning a PassTrace
+template <typename Trace>
+void expect_trace_never_waits_on_the_legacy_stream(Trace&& trace) {
+  const auto keys = generate_keys<std::uint32_t>(Distribution::kUniform, 5000, test_seed());
+  decltype(trace(keys)) result;
+  EXPECT_TRUE(finishes_while_the_legacy_stream_is_blocked([&] { result = trace(keys); }))
+      << "the trace waited on the legacy stream or on the whole device";
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_EQ(result.keys_out.size(), keys.size());
+  EXPECT_TRUE(std::is_permutation(result.keys_out.begin(), result.keys_out.end(), keys.begin()))
+      << "the trace's keys_out is not a permutation of its input (unwritten poison?)";
 }
 
 }  // namespace sortlab::testing
