@@ -15,7 +15,11 @@ template <typename Key>
 __global__ void extract_bit_kernel(const Key* keys, std::uint32_t* bits, std::size_t n, int bit,
                                    bool descending) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // lab:begin gpu extract_bit
+  // lab:task Thread i (of n) writes the bit `bit` of keys[i] to bits[i] (radix_digit, as in the
+  // lab:task CPU model).
   if (i < n) bits[i] = radix_digit(keys[i], bit, 1, descending);
+  // lab:end
 }
 
 /// Step 3: one thread per key moves it to its destination (the textbook's formulas).
@@ -28,6 +32,10 @@ __global__ void scatter_by_bit_kernel(const Key* keys_in, Key* keys_out,
                                       std::size_t n, std::uint32_t* destinations) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
+  // lab:begin gpu scatter_by_bit
+  // lab:task Write keys_in[i] (and values_in[i] when kHasValues) to its destination: the
+  // lab:task textbook's two formulas, with total_ones = ones_before[n - 1] + bits[n - 1] read on
+  // lab:task the device. Record the destination in destinations[i] when that array is not null.
   const std::uint32_t total_ones = ones_before[n - 1] + bits[n - 1];
   const std::uint32_t index = static_cast<std::uint32_t>(i);
   const std::uint32_t destination =
@@ -36,6 +44,7 @@ __global__ void scatter_by_bit_kernel(const Key* keys_in, Key* keys_out,
   keys_out[destination] = keys_in[i];
   if constexpr (kHasValues) values_out[destination] = values_in[i];
   if (destinations != nullptr) destinations[i] = destination;
+  // lab:end
 }
 
 }  // namespace sortlab::stage01

@@ -23,6 +23,13 @@ PassTrace<Key> model_pass(const std::vector<Key>& keys, int bit, bool descending
   trace.ones_before.resize(n);
   trace.destinations.resize(n);
   trace.keys_out.resize(n);
+  // lab:begin cpu model_pass
+  // lab:task Fill the four arrays of the pass for the n keys: trace.bits[i], the key's bit
+  // lab:task (radix_digit(keys[i], bit, 1, descending)); trace.ones_before, the exclusive scan
+  // lab:task of the bits; trace.destinations[i], i - ones_before[i] for a 0 and
+  // lab:task (n - total ones) + ones_before[i] for a 1; trace.keys_out[destinations[i]] = keys[i].
+  // lab:stub static_cast<void>(bit);
+  // lab:stub static_cast<void>(descending);
   // Step 1: the bit each key is split on.
   for (std::size_t i = 0; i < n; ++i) trace.bits[i] = radix_digit(keys[i], bit, 1, descending);
   // Step 2: exclusive scan, "how many ones come before me".
@@ -40,6 +47,7 @@ PassTrace<Key> model_pass(const std::vector<Key>& keys, int bit, bool descending
                                 : static_cast<std::uint32_t>(n) - total_ones + trace.ones_before[i];
     trace.keys_out[trace.destinations[i]] = keys[i];
   }
+  // lab:end
   return trace;
 }
 

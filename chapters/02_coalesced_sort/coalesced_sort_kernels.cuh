@@ -42,6 +42,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::size_t i = block * kTileItems + threadIdx.x;
   const std::uint32_t valid = tile_size(block, n);
 
+  // lab:begin gpu count_tile_buckets
+  // lab:task Load one key per thread (thread t of block b holds key b * kTileItems + t, if it
+  // lab:task exists), take its bit, write it to digits[i] when digits is not null, count the
+  // lab:task tile's ones (__syncthreads_count) and let one thread write the block's column of the
+  // lab:task table: zeros at block_bucket_table[block], ones at [num_blocks + block].
   // Load: one key per thread, consecutive threads read consecutive keys (coalesced).
   const bool in_range = threadIdx.x < valid;
   const std::uint32_t digit = in_range ? radix_digit(keys_in[i], bit, 1, descending) : 0u;
@@ -56,6 +61,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     block_bucket_table[block] = valid - ones;       // bucket 0
     block_bucket_table[num_blocks + block] = ones;  // bucket 1
   }
+  // lab:end
 }
 
 /// Step 3: each block reloads its tile, splits it by the bit in shared memory (zeros first, then
@@ -92,6 +98,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::size_t i = block * kTileItems + t;
   const std::uint32_t valid = tile_size(block, n);
 
+  // lab:begin gpu split_and_scatter
+  // lab:task Load: one key (and value) per thread; threads past the end act as keys with bit 1.
+  // lab:task Fetch this block's two global starts (scanned_table[d * num_blocks + block]).
+  // lab:task Local split in shared memory: block_exclusive_sum of the bits gives ones_before;
+  // lab:task a 0 goes to t - ones_before, a 1 to zeros + ones_before (tile_keys, tile_values).
+  // lab:task After a barrier, write local_sorted and destinations when they are not null, and
+  // lab:task scatter: thread t writes the t-th key of the split tile to its bucket's start plus
+  // lab:task its rank within the bucket's run (coalesced).
   // Load: one key (and value) per thread, coalesced. Threads past the end of the last tile act
   // as keys with bit 1: being the highest-numbered threads, they land after every real key of
   // the tile and change no real key's local position.
@@ -133,6 +147,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     keys_out[destination] = tile_keys[t];
     if constexpr (kHasValues) values_out[destination] = tile_values[t];
   }
+  // lab:end
 }
 
 }  // namespace sortlab::stage02

@@ -36,6 +36,17 @@ PassTrace<Key> model_pass_with_tile(const std::vector<Key>& keys, int bit, bool 
   trace.destinations.resize(n);
   trace.keys_out.resize(n);
 
+  // lab:begin cpu model_pass
+  // lab:task Fill the arrays of the pass, tile by tile (tile b holds keys [b * tile_items,
+  // lab:task (b + 1) * tile_items)): trace.digits[i], the key's bit; trace.local_sorted, each tile
+  // lab:task split (its zeros, then its ones, both in input order); trace.block_bucket_table,
+  // lab:task row-major by bucket (the count of digit d in tile b at d * num_blocks + b);
+  // lab:task trace.scanned_table, its exclusive scan in memory order; trace.destinations[i], the
+  // lab:task (digit, block) start plus the key's rank among its tile's keys of that digit; and
+  // lab:task trace.keys_out[destinations[i]] = keys[i].
+  // lab:stub static_cast<void>(bit);
+  // lab:stub static_cast<void>(descending);
+  // lab:stub trace.scanned_table.assign(trace.block_bucket_table.size(), 0);
   // The digit (bit) of every key.
   for (std::size_t i = 0; i < n; ++i) trace.digits[i] = radix_digit(keys[i], bit, 1, descending);
 
@@ -72,6 +83,7 @@ PassTrace<Key> model_pass_with_tile(const std::vector<Key>& keys, int bit, bool 
       trace.keys_out[trace.destinations[i]] = keys[i];
     }
   }
+  // lab:end
   return trace;
 }
 

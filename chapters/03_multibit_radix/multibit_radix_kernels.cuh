@@ -49,6 +49,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::uint32_t t = threadIdx.x;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kTileItems + t;
 
+  // lab:begin gpu count_digits
+  // lab:task Clear the block's histogram (shared, 2^num_bits counters), count the digit of every
+  // lab:task key of the tile (one key per thread, shared-memory atomicAdd; write digits[i] when
+  // lab:task digits is not null), then write column blockIdx.x of the table, row-major by bucket:
+  // lab:task block_bucket_table[d * gridDim.x + blockIdx.x] = count of digit d.
   // Clear the block's histogram (num_buckets <= threads, so one counter per thread at most).
   if (t < num_buckets) histogram[t] = 0;
   __syncthreads();
@@ -66,6 +71,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   // the whole table then orders bucket 0 of every block before bucket 1 of any block.
   if (t < num_buckets)
     block_bucket_table[static_cast<std::size_t>(t) * gridDim.x + blockIdx.x] = histogram[t];
+  // lab:end
 }
 
 /// Step 3: block b reloads its tile, sorts it by digit in shared memory with w rounds of the
@@ -102,6 +108,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::uint32_t tile_n = remaining < kTile ? static_cast<std::uint32_t>(remaining) : kTile;
   const bool valid = t < tile_n;  // the last tile may be partial
 
+  // lab:begin gpu local_sort_scatter
+  // lab:task Load the tile (one key and value per thread) and this block's global bucket starts
+  // lab:task (scanned_table[d * gridDim.x + blockIdx.x]); count the tile's digits (local_count);
+  // lab:task sort the tile by digit in shared memory with num_bits rounds of the 1-bit split
+  // lab:task (block_exclusive_sum gives ones_before; barriers between rounds); scan the counts
+  // lab:task for the local bucket starts; then thread t writes local key t to
+  // lab:task global_start[d] + (t - local_start[d]) (and local_sorted when it is not null).
   // Load the tile, one key (and value) per thread. Threads t < 2^w also fetch this block's
   // global start of bucket t now, so the latency of that strided read hides behind the split.
   Key key{};
@@ -164,6 +177,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     if constexpr (kHasValues) values_out[destination] = value;
     if (local_sorted != nullptr) local_sorted[tile_first + t] = key;
   }
+  // lab:end
 }
 
 }  // namespace sortlab::stage03

@@ -44,6 +44,17 @@ PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Con
   trace.destinations.resize(n);
   trace.keys_out.resize(n);
 
+  // lab:begin cpu model_pass
+  // lab:task Fill the arrays of the pass (tile b holds keys [b * tile, (b + 1) * tile)):
+  // lab:task trace.digits[i], the key's num_bits-bit digit at first_bit; trace.block_bucket_table,
+  // lab:task row-major by bucket (the count of digit d in tile b at d * num_blocks + b);
+  // lab:task trace.scanned_table, its exclusive scan in memory order; trace.local_sorted, each
+  // lab:task tile sorted stably by digit (num_bits rounds of the 1-bit split); trace.destinations,
+  // lab:task scanned_table[d * num_blocks + b] plus the key's rank among its tile's keys of digit
+  // lab:task d; and trace.keys_out[destinations[i]] = keys[i].
+  // lab:stub static_cast<void>(descending);
+  // lab:stub trace.digits.assign(n, 0);
+  // lab:stub trace.scanned_table.assign(trace.block_bucket_table.size(), 0);
   // The digit of every key.
   trace.digits.resize(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -86,6 +97,7 @@ PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Con
       trace.keys_out[destination] = keys[i];
     }
   }
+  // lab:end
   return trace;
 }
 

@@ -92,6 +92,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::size_t tile_first = static_cast<std::size_t>(blockIdx.x) * kTileItems;
   const std::uint32_t tile_n = keys_in_tile(n, tile_first, kTileItems);
 
+  // lab:begin gpu count_digits
+  // lab:task Clear the per-warp histograms; load K keys per thread, striped (thread t reads tile
+  // lab:task positions t, t + 256, ...: coalesced); add each key's digit to its warp's histogram
+  // lab:task (write digits[tile_first + p] when digits is not null); then thread d < num_buckets
+  // lab:task sums the warps' counters of digit d into block_bucket_table[d * gridDim.x + blockIdx.x].
   // Clear the histograms.
   for (std::uint32_t d = t % 32; d < num_buckets; d += 32) warp_histograms[warp][d] = 0;
 
@@ -125,6 +130,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     for (int w = 0; w < kWarps; ++w) count += warp_histograms[w][t];
     block_bucket_table[static_cast<std::size_t>(t) * gridDim.x + blockIdx.x] = count;
   }
+  // lab:end
 }
 
 /// Step 3: block b loads its 256 * K keys, sorts them by digit in shared memory with w rounds of
@@ -161,6 +167,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::size_t tile_first = static_cast<std::size_t>(blockIdx.x) * kTileItems;
   const std::uint32_t tile_n = keys_in_tile(n, tile_first, kTileItems);
 
+  // lab:begin gpu local_sort_scatter
+  // lab:task Load the tile striped into shared memory (tile_keys[padded(p)]); read this block's
+  // lab:task bucket starts from the scanned table and scan their counts for the local starts
+  // lab:task (bucket_offset[d] = global start - local start); sort the tile by digit with num_bits
+  // lab:task rounds of the 1-bit split in which thread t ranks its K consecutive keys (blocked) in
+  // lab:task registers around one block_exclusive_sum of its ones; then scatter striped: the key
+  // lab:task at tile position p goes to bucket_offset[digit] + p (and local_sorted when not null).
   // Load: the tile from global memory, striped (coalesced), into shared memory.
 #pragma unroll
   for (int j = 0; j < kK; ++j) {
@@ -252,6 +265,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       if (local_sorted != nullptr) local_sorted[tile_first + p] = key;
     }
   }
+  // lab:end
 }
 
 }  // namespace sortlab::stage04

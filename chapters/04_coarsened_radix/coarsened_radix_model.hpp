@@ -41,6 +41,21 @@ PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Con
   trace.num_buckets = static_cast<int>(num_buckets);
   trace.tile_items = tile;
 
+  // lab:begin cpu model_pass
+  // lab:task Fill the arrays of the pass (tile b holds keys [b * tile, (b + 1) * tile), where the
+  // lab:task tile is 256 * K keys): trace.digits[i]; trace.block_bucket_table, row-major by bucket
+  // lab:task (count of digit d in tile b at d * num_blocks + b); trace.scanned_table, its exclusive
+  // lab:task scan in memory order; trace.local_sorted, each tile sorted stably by digit
+  // lab:task (num_bits rounds of the 1-bit split); trace.destinations[i],
+  // lab:task scanned_table[d * num_blocks + b] + (the key's position in the sorted tile - where
+  // lab:task digit d starts in it); and trace.keys_out[destinations[i]] = keys[i].
+  // lab:stub static_cast<void>(descending);
+  // lab:stub trace.digits.assign(n, 0);
+  // lab:stub trace.block_bucket_table.assign(num_buckets * num_blocks, 0);
+  // lab:stub trace.scanned_table.assign(num_buckets * num_blocks, 0);
+  // lab:stub trace.local_sorted.assign(n, Key{});
+  // lab:stub trace.destinations.assign(n, 0);
+  // lab:stub trace.keys_out.assign(n, Key{});
   // Step 1 (count kernel): the digit of every key, and the block bucket table, row-major by
   // bucket: the count of digit d in tile b at d * num_blocks + b.
   trace.digits.resize(n);
@@ -98,6 +113,7 @@ PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Con
       trace.keys_out[destination] = keys[index];
     }
   }
+  // lab:end
   return trace;
 }
 
