@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
     sortlab::bench::register_stage00(config);
     sortlab::bench::register_stage04(config);
     sortlab::bench::register_stage05(config);
+    sortlab::bench::register_stage05_radix_sweep(config);
     sortlab::bench::register_stage05_block_sort(config);
     sortlab::bench::register_stage05_wide_types(config);
   });

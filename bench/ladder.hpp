@@ -26,6 +26,9 @@ void register_stage04_coarsening_sweep(const BenchConfig& config);
 void register_stage04_radix_sweep(const BenchConfig& config);
 /// Stage 05: packed-counter rank device sort. \param config what to measure
 void register_stage05(const BenchConfig& config);
+/// Stage 05 at both compiled digit widths (variants "r:6" and "r:7"). \param config what to
+/// measure
+void register_stage05_radix_sweep(const BenchConfig& config);
 /// Stage 05's block sort against cub::BlockRadixSort at the same shapes (load, sort, store one
 /// tile per block; bench/stage05_block_bench.cu, linked into bench_stage05 only).
 /// \param config unused (fixed 2^24 keys)

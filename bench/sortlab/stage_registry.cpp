@@ -234,16 +234,29 @@ struct Stage04 : NoTuning {
   }
 };
 
-/// Stage 05: packed-counter rank, fixed 6-bit digits. Its trace shows the tiled arrays; the
-/// packed counter words are in stage05::PassTrace (tests and the CPU model compare them).
+/// Stage 05: packed-counter rank, 6- or 7-bit digits. Its trace shows the tiled arrays of the
+/// default tiling; the packed counter words are in stage05::PassTrace (tests and the CPU model
+/// compare them).
 struct Stage05 : NoTuning {
+  static stage05::Config config(const Tuning& tuning) {
+    stage05::Config config;
+    if (tuning.radix_bits) config.radix_bits = *tuning.radix_bits;
+    return config;
+  }
+  static OptionInfo radix_bits() {
+    return {true, stage05::kRadixBits,
+            list_values(std::begin(stage05::kSupportedRadixBits),
+                        std::end(stage05::kSupportedRadixBits))};
+  }
+  static void validate(const Tuning& tuning) { stage05::validate_config(config(tuning)); }
+  // Traces run the default tiling, so their passes always have the default width.
   static int digit_bits(const Tuning&) { return stage05::kRadixBits; }
   template <typename Key>
   static void sort(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
                    const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-                   const SortOptions& options, const Tuning&) {
+                   const SortOptions& options, const Tuning& tuning) {
     dispatch_sort(&stage05::sort_keys<Key>, &stage05::sort_pairs<Key, std::uint32_t>, temp, bytes,
-                  keys_in, keys_out, values_in, values_out, n, options);
+                  keys_in, keys_out, values_in, values_out, n, options, config(tuning));
   }
   /// stage05::PassTrace names its digit count num_digits; the rest matches the tiled stages.
   template <typename Key>

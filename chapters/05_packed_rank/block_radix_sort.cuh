@@ -66,7 +66,7 @@ struct TwiddledKey {
 
   /// Key -> bits whose unsigned order is the key order (-0.0 just below +0.0).
   /// \param key the key
-  __device__ __forceinline__ static Bits in(Key key) {
+  __host__ __device__ __forceinline__ static Bits in(Key key) {
     const Bits bits = KeyTraits<Key>::raw_bits(key);
     if constexpr (KeyTraits<Key>::kIsFloating)
       return static_cast<Bits>(bits & kHighBit ? static_cast<Bits>(~bits) : bits | kHighBit);
@@ -78,7 +78,7 @@ struct TwiddledKey {
 
   /// The inverse of in().
   /// \param bits twiddled bits
-  __device__ __forceinline__ static Key out(Bits bits) {
+  __host__ __device__ __forceinline__ static Key out(Bits bits) {
     if constexpr (KeyTraits<Key>::kIsFloating)
       bits = static_cast<Bits>(bits & kHighBit ? bits ^ kHighBit : static_cast<Bits>(~bits));
     else if constexpr (std::is_signed_v<Key>)
@@ -93,7 +93,8 @@ struct TwiddledKey {
   /// \param first_bit lowest bit of the digit
   /// \param num_bits digit width (1..8)
   template <bool kDescending>
-  __device__ __forceinline__ static std::uint32_t digit(Bits bits, int first_bit, int num_bits) {
+  __host__ __device__ __forceinline__ static std::uint32_t digit(Bits bits, int first_bit,
+                                                                 int num_bits) {
     if constexpr (KeyTraits<Key>::kIsFloating)
       bits = bits == static_cast<Bits>(~kHighBit) ? kHighBit : bits;
     const std::uint32_t mask = (1u << num_bits) - 1u;

@@ -41,17 +41,17 @@ struct ValueCarrierOf<16> {
 template <std::size_t kBytes>
 using ValueCarrier = typename ValueCarrierOf<kBytes>::type;
 
-/// Tiles of a pass over \p n keys of type Key.
+/// Tiles of a pass over \p n keys of type Key with digits of \p radix_bits bits.
 template <typename Key>
-std::size_t tiles_for(std::size_t n) {
-  const std::size_t tile = tile_items_for(sizeof(Key));
+std::size_t tiles_for(std::size_t n, int radix_bits = kRadixBits) {
+  const std::size_t tile = tile_items_for(sizeof(Key), radix_bits);
   return (n + tile - 1) / tile;
 }
 
-/// Entries of the block bucket table: kDigits rows, one column per tile.
+/// Entries of the block bucket table: 2^r rows, one column per tile.
 template <typename Key>
-std::size_t table_entries_for(std::size_t n) {
-  return static_cast<std::size_t>(kDigits) * tiles_for<Key>(n);
+std::size_t table_entries_for(std::size_t n, int radix_bits = kRadixBits) {
+  return (std::size_t{1} << radix_bits) * tiles_for<Key>(n, radix_bits);
 }
 
 /// Blocks of the survey and copy kernels: enough to fill the GPU, each thread folding many keys.
@@ -67,8 +67,8 @@ struct Scratch {
 };
 
 template <typename Key, typename Value>
-Scratch plan_scratch(std::size_t n, bool with_values) {
-  const std::size_t entries = table_entries_for<Key>(n);
+Scratch plan_scratch(std::size_t n, bool with_values, int radix_bits) {
+  const std::size_t entries = table_entries_for<Key>(n, radix_bits);
   Scratch scratch{};
   scratch.alternate_keys = scratch.layout.add<Key>(n);
   scratch.alternate_values = scratch.layout.add<Value>(with_values ? n : 0);
@@ -95,16 +95,15 @@ struct PassLaunch {
   DownsweepTrace<Key> trace{};      ///< trace only
 };
 
-template <typename Key, typename Value, bool kHasValues>
+template <typename Key, typename Value, bool kHasValues, typename Tiling>
 void run_pass(const PassLaunch<Key, Value>& launch, int pass) {
-  constexpr int kK = keys_per_thread_for(sizeof(Key));
-  const unsigned tiles = static_cast<unsigned>(tiles_for<Key>(launch.n));
-  upsweep_kernel<Key, Value, kK><<<tiles, kThreadsPerBlock, 0, launch.stream>>>(
+  const unsigned tiles = static_cast<unsigned>(tiles_for<Key>(launch.n, Tiling::kRadixBits));
+  upsweep_kernel<Key, Value, Tiling><<<tiles, Tiling::kThreads, 0, launch.stream>>>(
       launch.plan, pass, launch.arrays, launch.table, launch.n, launch.descending, launch.digits);
   SORTLAB_CHECK_LAUNCH();
   device_exclusive_sum(launch.scan_temp, launch.scan_temp_bytes, launch.table, launch.table,
-                       table_entries_for<Key>(launch.n), launch.stream);
-  downsweep_kernel<Key, Value, kHasValues, kK><<<tiles, kThreadsPerBlock, 0, launch.stream>>>(
+                       table_entries_for<Key>(launch.n, Tiling::kRadixBits), launch.stream);
+  downsweep_kernel<Key, Value, kHasValues, Tiling><<<tiles, Tiling::kThreads, 0, launch.stream>>>(
       launch.plan, pass, launch.arrays, launch.table, launch.n, launch.descending, launch.trace);
   SORTLAB_CHECK_LAUNCH();
 }
@@ -112,10 +111,11 @@ void run_pass(const PassLaunch<Key, Value>& launch, int pass) {
 template <typename Key, typename Value, bool kHasValues>
 void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
           const Value* values_in, Value* values_out, std::size_t n, const SortOptions& options,
-          cudaStream_t stream) {
+          const Config& config, cudaStream_t stream) {
+  validate_config(config);
   const SortArrays checked = validate_sort_arguments<Key, Value>(temp_storage, n, options, keys_in,
                                                                  keys_out, values_in, values_out);
-  const Scratch scratch = plan_scratch<Key, Value>(n, kHasValues);
+  const Scratch scratch = plan_scratch<Key, Value>(n, kHasValues, config.radix_bits);
   if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
     return;
   if (n == 0) return;
@@ -143,16 +143,21 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   SORTLAB_CHECK_LAUNCH();
 
   PassLaunch<Key, Value> launch{};
-  launch.plan = PassPlan{resolved.begin_bit, resolved.end_bit, survey};
+  launch.plan = PassPlan{resolved.begin_bit, resolved.end_bit, config.radix_bits, survey};
   launch.arrays = arrays;
   launch.table = layout.get<std::uint32_t>(temp_storage, scratch.table);
   launch.scan_temp = layout.get<unsigned char>(temp_storage, scratch.scan_temp);
-  launch.scan_temp_bytes = device_exclusive_sum_temp_bytes(table_entries_for<Key>(n));
+  launch.scan_temp_bytes =
+      device_exclusive_sum_temp_bytes(table_entries_for<Key>(n, config.radix_bits));
   launch.n = n;
   launch.descending = resolved.descending;
   launch.stream = stream;
-  for (int pass = 0; pass < num_passes(num_bits); ++pass)
-    run_pass<Key, Value, kHasValues>(launch, pass);
+  for (int pass = 0; pass < num_passes(num_bits, config.radix_bits); ++pass) {
+    if (config.radix_bits == 7)
+      run_pass<Key, Value, kHasValues, DeviceTiling<Key, 7>>(launch, pass);
+    else
+      run_pass<Key, Value, kHasValues, DeviceTiling<Key, 6>>(launch, pass);
+  }
   copy_when_every_pass_is_trivial_kernel<Key, Value, kHasValues>
       <<<grid_stride_blocks(n), kSurveyThreads, 0, stream>>>(launch.plan, arrays, n);
   SORTLAB_CHECK_LAUNCH();
@@ -162,15 +167,16 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
 
 template <typename Key>
 void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
-               Key* keys_out, std::size_t n, const SortOptions& options, cudaStream_t stream) {
+               Key* keys_out, std::size_t n, const SortOptions& options, const Config& config,
+               cudaStream_t stream) {
   sort<Key, NullType, false>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr,
-                             n, options, stream);
+                             n, options, config, stream);
 }
 
 template <typename Key, typename Value>
 void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                 Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
-                const SortOptions& options, cudaStream_t stream) {
+                const SortOptions& options, const Config& config, cudaStream_t stream) {
   require_value_pointers(temp_storage, n, values_in, values_out);
   // The kernels only copy values, so every value type of one size shares one set of kernels.
   using Carrier = ValueCarrier<sizeof(Value)>;
@@ -178,7 +184,7 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
                 "values must be trivially copyable and no more aligned than their size");
   sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out,
                            reinterpret_cast<const Carrier*>(values_in),
-                           reinterpret_cast<Carrier*>(values_out), n, options, stream);
+                           reinterpret_cast<Carrier*>(values_out), n, options, config, stream);
 }
 
 template <typename Key>
@@ -190,7 +196,8 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   num_bits = std::min(num_bits, KeyTraits<Key>::kNumBits - first_bit);
   const std::size_t n = keys.size();
   require(n <= kMaxSortItems, "trace_pass: too many keys");
-  constexpr int kK = keys_per_thread_for(sizeof(Key));
+  using Tiling = DeviceTiling<Key, kRadixBits>;  // traces show the default tiling
+  constexpr int kK = Tiling::kKeysPerThread;
   using Shape = PackedRankShape<kThreadsPerBlock, kK, kRadixBits, kCounterBits>;
   PassTrace<Key> trace;
   trace.num_digits = 1 << num_bits;
@@ -215,7 +222,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(table.size()));
 
   PassLaunch<Key, std::uint32_t> launch{};
-  launch.plan = PassPlan{first_bit, first_bit + num_bits, nullptr};
+  launch.plan = PassPlan{first_bit, first_bit + num_bits, kRadixBits, nullptr};
   launch.arrays = {keys_in.data(),   keys_out.data(),   nullptr,
                    values_in.data(), values_out.data(), nullptr};
   launch.table = table.data();
@@ -227,8 +234,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   launch.digits = digits.data();
   launch.trace = {before.data(), after.data(), carries.data(), ranks.data(), local_sorted.data()};
 
-  constexpr int kUpsweepK = kK;
-  upsweep_kernel<Key, std::uint32_t, kUpsweepK><<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(
+  upsweep_kernel<Key, std::uint32_t, Tiling><<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(
       launch.plan, 0, launch.arrays, launch.table, n, descending, launch.digits);
   SORTLAB_CHECK_LAUNCH();
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
@@ -239,7 +245,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
       full_table.begin() + static_cast<std::ptrdiff_t>(trace.num_digits * tiles));
   device_exclusive_sum(launch.scan_temp, launch.scan_temp_bytes, launch.table, launch.table,
                        table.size(), nullptr);
-  downsweep_kernel<Key, std::uint32_t, true, kK>
+  downsweep_kernel<Key, std::uint32_t, true, Tiling>
       <<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(
           launch.plan, 0, launch.arrays, launch.table, n, descending, launch.trace);
   SORTLAB_CHECK_LAUNCH();
@@ -271,15 +277,17 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   return trace;
 }
 
-double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits) {
+double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits,
+                   const Config& config) {
+  validate_config(config);
   const double items = static_cast<double>(n);
   const double tuple_bytes = static_cast<double>(key_bytes + value_bytes);
   if (num_bits <= 0 || n <= 1) return 2.0 * items * tuple_bytes;  // nothing to sort: a copy
-  const std::size_t tile = static_cast<std::size_t>(tile_items_for(key_bytes));
-  const std::size_t entries = static_cast<std::size_t>(kDigits) * ((n + tile - 1) / tile);
+  const std::size_t tile = static_cast<std::size_t>(tile_items_for(key_bytes, config.radix_bits));
+  const std::size_t entries = (std::size_t{1} << config.radix_bits) * ((n + tile - 1) / tile);
   const double table_bytes = 4.0 * static_cast<double>(entries);
   double total = items * static_cast<double>(key_bytes);  // the survey
-  for (int pass = 0; pass < num_passes(num_bits); ++pass) {
+  for (int pass = 0; pass < num_passes(num_bits, config.radix_bits); ++pass) {
     total += items * static_cast<double>(key_bytes) + table_bytes;  // upsweep
     total += device_exclusive_sum_bytes(entries);                   // scan of the table
     total += 2.0 * items * tuple_bytes + table_bytes;               // downsweep
@@ -288,12 +296,13 @@ double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes
 }
 
 // One instantiation per supported key and value type, here and only here.
-#define SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, Value)                                       \
-  template void sort_pairs<Key, Value>(void*, std::size_t&, const Key*, Key*, const Value*, \
-                                       Value*, std::size_t, const SortOptions&, cudaStream_t);
+#define SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, Value)                                          \
+  template void sort_pairs<Key, Value>(void*, std::size_t&, const Key*, Key*, const Value*,    \
+                                       Value*, std::size_t, const SortOptions&, const Config&, \
+                                       cudaStream_t);
 #define SORTLAB_STAGE05_INSTANTIATE(Key)                                           \
   template void sort_keys<Key>(void*, std::size_t&, const Key*, Key*, std::size_t, \
-                               const SortOptions&, cudaStream_t);                  \
+                               const SortOptions&, const Config&, cudaStream_t);   \
   SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::uint32_t)                            \
   SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::uint64_t)                            \
   SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::int64_t)                             \

@@ -24,9 +24,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "common/sort_options.hpp"
 
 /// Stage 05: packed-counter rank (CUB's BlockRadixRank), block sort and device sort.
@@ -39,37 +41,87 @@ inline constexpr const char kSummary[] =
 
 // ---- The device sort's tile constants, all in one place ---------------------------------------
 
-/// Threads per block of the upsweep and downsweep kernels.
-inline constexpr int kThreadsPerBlock = 256;
-
-/// Digit width of a pass. The rank keeps 2^r 16-bit counters per thread, packed two to a word:
-/// 2^(r-1) words + 1 padding word per thread, 33 KiB of shared memory at r = 6 and 256 threads
-/// (r = 7 would need 66 KiB, beyond a block's static shared memory). 32-bit keys take 6 passes.
+/// Digit width of a pass by default. The rank keeps 2^r 16-bit counters per thread, packed two to
+/// a word: 2^(r-1) words + 1 padding word per thread, 33 KiB of shared memory at r = 6 and 256
+/// threads. 32-bit keys take 6 passes.
 inline constexpr int kRadixBits = 6;
 
-/// Digit values of a pass (2^kRadixBits): rows of the block bucket table.
+/// The digit widths the device sort is compiled for (Config::radix_bits). r = 7 needs 66 KiB of
+/// counters at 256 threads, beyond a block's static shared memory, so it runs 128-thread blocks
+/// (the same 33 KiB) with more keys per thread: 5 passes for 32-bit keys instead of 6.
+inline constexpr int kSupportedRadixBits[] = {6, 7};
+
+/// Digit values of a pass at the default width (2^kRadixBits): rows of the block bucket table.
 inline constexpr int kDigits = 1 << kRadixBits;
 
 /// Width of one packed counter of the device sort's rank.
 inline constexpr int kCounterBits = 16;
 
-/// Keys per thread for a key of \p key_bytes bytes: 16 for keys of up to 4 bytes (4096-key tiles),
-/// 8 for 8-byte keys (2048-key tiles: the same 16 KiB of keys per tile, in the same registers).
+/// Threads per block of the upsweep and downsweep kernels for digits of \p radix_bits bits.
+/// \param radix_bits digit width (one of kSupportedRadixBits)
+constexpr int threads_for(int radix_bits) {
+  return radix_bits <= 6 ? 256 : 128;
+}
+
+/// Threads per block at the default digit width.
+inline constexpr int kThreadsPerBlock = threads_for(kRadixBits);
+
+/// Keys per thread for a key of \p key_bytes bytes. At r = 6: 16 for keys of up to 4 bytes
+/// (4096-key tiles), 8 for 8-byte keys (2048-key tiles: the same 16 KiB of keys per tile, in the
+/// same registers). At r = 7 (128 threads) one and a half times that, so that a tile's raking scan
+/// (65 words per thread) is spread over more keys.
 /// \param key_bytes sizeof(Key)
-constexpr int keys_per_thread_for(std::size_t key_bytes) {
-  return key_bytes <= 4 ? 16 : 8;
+/// \param radix_bits digit width (one of kSupportedRadixBits)
+constexpr int keys_per_thread_for(std::size_t key_bytes, int radix_bits = kRadixBits) {
+  const int base = key_bytes <= 4 ? 16 : 8;
+  return radix_bits <= 6 ? base : base * 3 / 2;
 }
 
 /// Keys per block tile for a key of \p key_bytes bytes.
 /// \param key_bytes sizeof(Key)
-constexpr int tile_items_for(std::size_t key_bytes) {
-  return kThreadsPerBlock * keys_per_thread_for(key_bytes);
+/// \param radix_bits digit width (one of kSupportedRadixBits)
+constexpr int tile_items_for(std::size_t key_bytes, int radix_bits = kRadixBits) {
+  return threads_for(radix_bits) * keys_per_thread_for(key_bytes, radix_bits);
 }
 
 /// Number of passes a sort of \p num_bits bits takes before skipping: ceil(num_bits / r).
 /// \param num_bits bits sorted (end_bit - begin_bit)
-constexpr int num_passes(int num_bits) {
-  return (num_bits + kRadixBits - 1) / kRadixBits;
+/// \param radix_bits digit width r
+constexpr int num_passes(int num_bits, int radix_bits = kRadixBits) {
+  return (num_bits + radix_bits - 1) / radix_bits;
+}
+
+/// One compiled shape of the device sort's kernels, from the functions above.
+/// \tparam Key the key type
+/// \tparam kRadixBitsT digit width (one of kSupportedRadixBits)
+template <typename Key, int kRadixBitsT>
+struct DeviceTiling {
+  static constexpr int kRadixBits = kRadixBitsT;            ///< digit width
+  static constexpr int kDigits = 1 << kRadixBits;           ///< digit values
+  static constexpr int kThreads = threads_for(kRadixBits);  ///< threads per block
+  static constexpr int kKeysPerThread = keys_per_thread_for(sizeof(Key), kRadixBits);  ///< K
+  static constexpr int kTileItems = kThreads * kKeysPerThread;  ///< keys per tile
+  /// Downsweep blocks an SM should hold at once: __launch_bounds__ then caps the registers at
+  /// 65536 / (blocks * threads): 85 at r = 6 (3 blocks of 256), 128 at r = 7 (4 blocks of 128,
+  /// whose 24 keys per thread would spill at 85). Either way 12288 keys per SM are in flight.
+  static constexpr int kDownsweepBlocksPerSm = kThreads == 256 ? 3 : 4;
+};
+
+/// Tuning of the device sort.
+struct Config {
+  /// Digit width r of a pass: 6 (default) or 7 (see kSupportedRadixBits).
+  int radix_bits = kRadixBits;
+};
+
+/// Throws sortlab::Error unless \p config.radix_bits is one of kSupportedRadixBits.
+/// \param config the configuration to check
+inline void validate_config(const Config& config) {
+  bool supported = false;
+  for (int bits : kSupportedRadixBits) supported = supported || bits == config.radix_bits;
+  require(supported, [&] {
+    return "stage05: Config::radix_bits = " + std::to_string(config.radix_bits) +
+           " is not supported; use 6 or 7";
+  });
 }
 
 // ---- The device sort ----------------------------------------------------------------------------
@@ -91,11 +143,12 @@ using NotDeduced = typename std::common_type<T>::type;
 /// \param keys_out device output keys (must not alias keys_in)
 /// \param n number of keys, 0 to 2^30
 /// \param options bit range and direction
+/// \param config digit width (see Config)
 /// \param stream CUDA stream the work is queued on
 template <typename Key>
 void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                Key* keys_out, std::size_t n, const SortOptions& options = {},
-               cudaStream_t stream = nullptr);
+               const Config& config = {}, cudaStream_t stream = nullptr);
 
 /// Sorts key-value pairs by key (stable: equal keys keep their input order). Same contract as
 /// sort_keys(). Supported Value: std::uint32_t, std::uint64_t, std::int64_t (indices).
@@ -107,11 +160,13 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
 /// \param values_out device output values
 /// \param n number of pairs, 0 to 2^30
 /// \param options bit range and direction
+/// \param config digit width (see Config)
 /// \param stream CUDA stream
 template <typename Key, typename Value>
 void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                 Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
-                const SortOptions& options = {}, cudaStream_t stream = nullptr);
+                const SortOptions& options = {}, const Config& config = {},
+                cudaStream_t stream = nullptr);
 
 // ---- Tracing one pass ---------------------------------------------------------------------------
 
@@ -170,6 +225,8 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
 /// \param key_bytes size of a key
 /// \param value_bytes size of a value (0 for keys only)
 /// \param num_bits bits sorted (end_bit - begin_bit)
-double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits);
+/// \param config digit width
+double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits,
+                   const Config& config = {});
 
 }  // namespace sortlab::stage05

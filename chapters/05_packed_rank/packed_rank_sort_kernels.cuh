@@ -50,8 +50,9 @@ struct PassRole {
 
 /// Which digits of the sort [begin_bit, end_bit) take part: the pass plan every kernel shares.
 struct PassPlan {
-  int begin_bit = 0;  ///< first bit sorted
-  int end_bit = 0;    ///< one past the last bit sorted
+  int begin_bit = 0;   ///< first bit sorted
+  int end_bit = 0;     ///< one past the last bit sorted
+  int radix_bits = 0;  ///< digit width of a pass
   /// Survey of the input, or null to run every pass (trace_pass runs a single forced pass).
   const Survey* survey = nullptr;
 };
@@ -60,10 +61,11 @@ struct PassPlan {
 /// \param plan bit range and survey
 /// \param differing bits in which some keys differ (AND xor OR of the survey)
 /// \param pass pass index
-__device__ __forceinline__ bool pass_is_trivial(const PassPlan& plan, unsigned long long differing,
-                                                int pass) {
-  const int first_bit = plan.begin_bit + pass * kRadixBits;
-  const int width = min(kRadixBits, plan.end_bit - first_bit);
+__host__ __device__ __forceinline__ bool pass_is_trivial(const PassPlan& plan,
+                                                         unsigned long long differing, int pass) {
+  const int first_bit = plan.begin_bit + pass * plan.radix_bits;
+  const int remaining = plan.end_bit - first_bit;
+  const int width = plan.radix_bits < remaining ? plan.radix_bits : remaining;
   return ((differing >> first_bit) & ((1ull << width) - 1ull)) == 0;
 }
 
@@ -72,11 +74,11 @@ __device__ __forceinline__ bool pass_is_trivial(const PassPlan& plan, unsigned l
 /// the scratch copy when it is odd: the last pass that runs always writes keys_out.
 /// \param plan bit range and survey
 /// \param pass pass index
-__device__ __forceinline__ PassRole pass_role(const PassPlan& plan, int pass) {
+__host__ __device__ __forceinline__ PassRole pass_role(const PassPlan& plan, int pass) {
   PassRole role;
   if (plan.survey == nullptr) return role;  // forced: input -> output
   const unsigned long long differing = plan.survey->all_and ^ plan.survey->all_or;
-  const int passes = num_passes(plan.end_bit - plan.begin_bit);
+  const int passes = num_passes(plan.end_bit - plan.begin_bit, plan.radix_bits);
   int running_passes = 0, my_index = -1;
   for (int p = 0; p < passes; ++p) {
     if (pass_is_trivial(plan, differing, p)) continue;
@@ -180,7 +182,7 @@ __global__ void __launch_bounds__(kSurveyThreads)
     copy_when_every_pass_is_trivial_kernel(PassPlan plan, SortBuffers<Key, Value> arrays,
                                            std::size_t n) {
   const unsigned long long differing = plan.survey->all_and ^ plan.survey->all_or;
-  for (int p = 0; p < num_passes(plan.end_bit - plan.begin_bit); ++p)
+  for (int p = 0; p < num_passes(plan.end_bit - plan.begin_bit, plan.radix_bits); ++p)
     if (!pass_is_trivial(plan, differing, p)) return;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -201,18 +203,23 @@ __global__ void __launch_bounds__(kSurveyThreads)
 /// \param n number of keys
 /// \param descending use complemented digits
 /// \param digits_out null, or (trace_pass) an array of n receiving each key's digit
-template <typename Key, typename Value, int kKeysPerThread>
-__global__ void __launch_bounds__(kThreadsPerBlock)
+template <typename Key, typename Value, typename Tiling>
+__global__ void __launch_bounds__(Tiling::kThreads)
     upsweep_kernel(PassPlan plan, int pass, SortBuffers<Key, Value> arrays,
                    std::uint32_t* block_bucket_table, std::size_t n, bool descending,
                    std::uint32_t* digits_out) {
+  constexpr int kThreadsPerBlock = Tiling::kThreads;
+  constexpr int kKeysPerThread = Tiling::kKeysPerThread;
+  constexpr int kRadixBits = Tiling::kRadixBits;
+  constexpr int kDigits = Tiling::kDigits;
   constexpr int kWarps = kThreadsPerBlock / 32;
-  constexpr std::uint32_t kTileItems = kThreadsPerBlock * kKeysPerThread;
+  constexpr std::uint32_t kTileItems = Tiling::kTileItems;
   const PassRole role = pass_role(plan, pass);
   if (!role.runs) return;
   const Key* keys = keys_of(arrays, role.source);
   const int first_bit = plan.begin_bit + pass * kRadixBits;
   const int num_bits = min(kRadixBits, plan.end_bit - first_bit);
+  static_assert(kDigits <= kThreadsPerBlock, "one thread per digit writes the digit offsets");
 
   // One histogram per warp: a warp's shared atomics only collide among its own lanes.
   __shared__ std::uint32_t warp_histograms[kWarps][kDigits];
@@ -250,10 +257,6 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 
 // ---- Step 3: downsweep --------------------------------------------------------------------------
 
-/// Blocks of the downsweep an SM should hold at once: __launch_bounds__ then caps the registers
-/// at 65536 / (3 * 256) = 85 per thread (its 34 KiB of shared memory would allow 6 blocks).
-inline constexpr int kDownsweepBlocksPerSm = 3;
-
 /// Device arrays trace_pass fills (all null in a sort).
 template <typename Key>
 struct DownsweepTrace {
@@ -275,13 +278,16 @@ struct DownsweepTrace {
 /// \param n number of keys
 /// \param descending use complemented digits
 /// \param trace null pointers, or (trace_pass) arrays for the intermediate steps
-template <typename Key, typename Value, bool kHasValues, int kKeysPerThread>
-__global__ void __launch_bounds__(kThreadsPerBlock, kDownsweepBlocksPerSm)
+template <typename Key, typename Value, bool kHasValues, typename Tiling>
+__global__ void __launch_bounds__(Tiling::kThreads, Tiling::kDownsweepBlocksPerSm)
     downsweep_kernel(PassPlan plan, int pass, SortBuffers<Key, Value> arrays,
                      const std::uint32_t* scanned_table, std::size_t n, bool descending,
                      DownsweepTrace<Key> trace) {
-  constexpr int kK = kKeysPerThread;
-  constexpr std::uint32_t kTileItems = kThreadsPerBlock * kK;
+  constexpr int kThreadsPerBlock = Tiling::kThreads;
+  constexpr int kK = Tiling::kKeysPerThread;
+  constexpr int kRadixBits = Tiling::kRadixBits;
+  constexpr int kDigits = Tiling::kDigits;
+  constexpr std::uint32_t kTileItems = Tiling::kTileItems;
   constexpr std::uint32_t kPaddedItems = kTileItems + kTileItems / 32 + 1;
   using Rank = BlockPackedRank<kThreadsPerBlock, kK, kRadixBits, kCounterBits>;
   using Shape = typename Rank::Shape;
@@ -302,6 +308,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kDownsweepBlocksPerSm)
   Key* target_keys = writable_keys_of(arrays, role.target);
   const int first_bit = plan.begin_bit + pass * kRadixBits;
   const int num_bits = min(kRadixBits, plan.end_bit - first_bit);
+  static_assert(kDigits <= kThreadsPerBlock, "one thread per digit writes the digit offsets");
   const std::uint32_t t = threadIdx.x;
   const std::size_t tile_first = static_cast<std::size_t>(blockIdx.x) * kTileItems;
   const std::uint32_t tile_n = keys_in_tile(n, tile_first, kTileItems);

@@ -23,21 +23,22 @@ namespace {
 
 /// Stage 05's device sort for the shared suite. The tile depends on the key size, so the sorter
 /// is a template on it (the suite reads kTileItems for its boundary sizes).
-template <std::size_t kKeyBytes>
+template <std::size_t kKeyBytes, int kRadixBits = sortlab::stage05::kRadixBits>
 struct Stage05Sorter {
+  static constexpr sortlab::stage05::Config kConfig{kRadixBits};
   static constexpr std::size_t kTileItems =
-      static_cast<std::size_t>(sortlab::stage05::tile_items_for(kKeyBytes));
+      static_cast<std::size_t>(sortlab::stage05::tile_items_for(kKeyBytes, kRadixBits));
   template <typename Key>
   static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
                         const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage05::sort_keys(temp, bytes, in, out, n, options, stream);
+    sortlab::stage05::sort_keys(temp, bytes, in, out, n, options, kConfig, stream);
   }
   template <typename Key, typename Value>
   static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
                          const Value* values_in, sortlab::stage05::NotDeduced<Value>* values_out,
                          std::size_t n, const sortlab::SortOptions& options, cudaStream_t stream) {
     sortlab::stage05::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options,
-                                 stream);
+                                 kConfig, stream);
   }
 };
 
