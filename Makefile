@@ -1,9 +1,12 @@
 # sortlab front door. `make` builds, `make test` runs every test (GPU tests report "skipped" on a
 # machine without a GPU), `make bench` runs the benchmarks, `make table` builds the results page,
-# `make docs` builds the Doxygen reading guide, `make deps` installs what is missing (as root).
+# `make docs` builds the Doxygen reading guide, `make lab STAGE=02 DIR=lab02` writes a student's
+# starter (docs/labs.md), `make deps` installs missing Debian packages (as root; never run by
+# the other targets: CMake's own checks say what is missing, on any distribution).
 BUILD ?= build
 JOBS ?= $(shell nproc)
-CUDA_ARCH ?= 90
+# Empty: CMake picks the GPU of this machine (native), or sm_90 when it finds none.
+CUDA_ARCH ?=
 CTEST_ARGS ?=
 BENCH_ARGS ?=
 OUT ?= $(BUILD)/device-logs
@@ -12,11 +15,11 @@ CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 DEB_PACKAGES := cmake libgtest-dev libbenchmark-dev doxygen python3
 
-.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps device-check format clean
+.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps device-check format clean lab
 
 all: build
 
-# Installs the Debian packages the build needs when one is missing (needs root; no-op otherwise).
+# Debian/Ubuntu helper: installs the packages the build needs when one is missing (needs root).
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ]; then echo "deps: all present"; \
@@ -25,8 +28,7 @@ deps:
 	else echo "deps: missing$$missing; run 'sudo make deps' or install them"; exit 1; fi
 
 $(BUILD)/CMakeCache.txt:
-	@$(MAKE) --no-print-directory deps
-	cmake -S . -B $(BUILD) $(GENERATOR) -DSORTLAB_CUDA_ARCHITECTURES=$(CUDA_ARCH) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(GENERATOR) $(if $(CUDA_ARCH),-DSORTLAB_CUDA_ARCHITECTURES=$(CUDA_ARCH)) $(CMAKE_FLAGS)
 
 configure: $(BUILD)/CMakeCache.txt
 
@@ -61,8 +63,13 @@ memory-profile: configure
 	@bash bench/profile/memory_profile.sh $(BUILD)
 
 docs:
-	@command -v doxygen >/dev/null || { echo "doxygen missing: run 'sudo make deps'"; exit 1; }
+	@command -v doxygen >/dev/null || { echo "doxygen missing: install it (Debian/Ubuntu: 'sudo make deps')"; exit 1; }
 	doxygen docs/Doxyfile
+
+# A student's starter for one stage (docs/labs.md): make lab STAGE=02 DIR=lab02 [LEVEL=cpu|gpu].
+lab:
+	@test -n "$(STAGE)" -a -n "$(DIR)" || { echo "usage: make lab STAGE=01..04 DIR=folder [LEVEL=cpu|gpu]"; exit 2; }
+	python3 tools/lab/make_lab.py --stage $(STAGE) --out $(DIR) $(if $(LEVEL),--level $(LEVEL))
 
 # On a GPU machine: build, GPU suite, compute-sanitizer, benchmarks; logs in $(OUT).
 device-check:
