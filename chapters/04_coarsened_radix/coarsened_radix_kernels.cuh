@@ -96,7 +96,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   // lab:task Clear the per-warp histograms; load K keys per thread, striped (thread t reads tile
   // lab:task positions t, t + 256, ...: coalesced); add each key's digit to its warp's histogram
   // lab:task (write digits[tile_first + p] when digits is not null); then thread d < num_buckets
-  // lab:task sums the warps' counters of digit d into block_bucket_table[d * gridDim.x + blockIdx.x].
+  // lab:task writes the sum of the warps' counters of digit d to the table's entry
+  // lab:task block_bucket_table[d * gridDim.x + blockIdx.x].
   // Clear the histograms.
   for (std::uint32_t d = t % 32; d < num_buckets; d += 32) warp_histograms[warp][d] = 0;
 

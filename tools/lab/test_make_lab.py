@@ -96,6 +96,9 @@ class RealStages(unittest.TestCase):
                 for number, line in enumerate(path.read_text().splitlines(), 1):
                     if "lab:" in line and re.search(r"lab:(begin|end|task|stub)", line):
                         self.assertRegex(line, r"^\s*// lab:", f"{path.name}:{number}")
+                        # clang-format (ColumnLimit 100) would reflow a longer comment into the
+                        # next line, and the marker's text into the solution's comments.
+                        self.assertLessEqual(len(line), 100, f"{path.name}:{number}")
 
     def test_make_lab_writes_sources_and_readme_and_refuses_to_overwrite(self):
         with tempfile.TemporaryDirectory() as tmp:
