@@ -30,14 +30,6 @@ template <>
 struct ValueCarrierOf<8> {
   using type = std::uint64_t;
 };
-/// 16-byte values (a pair of 64-bit words, for example) move as one aligned 16-byte block.
-struct alignas(16) Bytes16 {
-  std::uint64_t low, high;
-};
-template <>
-struct ValueCarrierOf<16> {
-  using type = Bytes16;
-};
 template <std::size_t kBytes>
 using ValueCarrier = typename ValueCarrierOf<kBytes>::type;
 

@@ -55,7 +55,12 @@ using Stage05Cases =
                      // 64-bit values: int64 indices (torch.sort) and u64
                      SortCase<SorterFor<float>, float, std::int64_t>,
                      SortCase<SorterFor<std::uint32_t>, std::uint32_t, std::uint64_t>,
-                     SortCase<SorterFor<double>, double, std::int64_t>>;
+                     SortCase<SorterFor<double>, double, std::int64_t>,
+                     // 7-bit digits (128-thread blocks): 5 passes for 32-bit keys, 10 for 64-bit,
+                     // and a 1-bit last pass for 8-bit keys
+                     SortCase<Stage05Sorter<4, 7>, std::uint32_t>,
+                     SortCase<Stage05Sorter<8, 7>, std::uint64_t, std::int64_t>,
+                     SortCase<Stage05Sorter<1, 7>, std::int8_t>>;
 
 /// The raw bits of keys, so that comparisons see NaNs and -0.0 exactly.
 template <typename Key>
