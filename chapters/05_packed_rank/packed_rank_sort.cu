@@ -6,10 +6,12 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 
 #include "chapters/05_packed_rank/packed_rank_sort.hpp"
 #include "chapters/05_packed_rank/packed_rank_sort_kernels.cuh"
+#include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
@@ -182,12 +184,18 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
 template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_bits,
                           bool descending) {
-  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits,
-          "trace_pass: first_bit out of range");
-  require(num_bits >= 1 && num_bits <= kRadixBits, "trace_pass: num_bits must be 1..6");
+  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits, [&] {
+    return "trace_pass: first_bit = " + std::to_string(first_bit) + " is outside [0, " +
+           std::to_string(KeyTraits<Key>::kNumBits) + ")";
+  });
+  require(num_bits >= 1 && num_bits <= kRadixBits, [&] {
+    return "trace_pass: num_bits = " + std::to_string(num_bits) + " is outside 1.." +
+           std::to_string(kRadixBits);
+  });
   num_bits = std::min(num_bits, KeyTraits<Key>::kNumBits - first_bit);
   const std::size_t n = keys.size();
-  require(n <= kMaxSortItems, "trace_pass: too many keys");
+  require(n <= kMaxSortItems,
+          [&] { return "trace_pass: " + std::to_string(n) + " keys is more than 2^30"; });
   using Tiling = DeviceTiling<Key, kRadixBits>;  // traces show the default tiling
   constexpr int kK = Tiling::kKeysPerThread;
   using Shape = PackedRankShape<kThreadsPerBlock, kK, kRadixBits, kCounterBits>;
@@ -202,16 +210,24 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   if (n == 0) return trace;
 
   // The pass runs as a pair sort with values 0..n-1: value j landing at position p says that
-  // input key j went to p. One pass, forced (no survey), from the input to the output.
+  // input key j went to p. One pass, forced (no survey), from the input to the output, on a
+  // private non-blocking stream with stream-ordered buffers (tracing never waits on, or holds
+  // up, other work on the GPU); every array the pass must fill starts poisoned.
   std::vector<std::uint32_t> iota(n);
   for (std::size_t i = 0; i < n; ++i) iota[i] = static_cast<std::uint32_t>(i);
   const std::size_t tiles = tiles_for<Key>(n);
   const std::size_t words = tiles * Shape::kLanes * kThreadsPerBlock;
-  DeviceBuffer<Key> keys_in(keys), keys_out(n), local_sorted(n);
-  DeviceBuffer<std::uint32_t> values_in(iota), values_out(n), digits(n), ranks(n);
-  DeviceBuffer<std::uint32_t> before(words), after(words), carries(tiles);
-  DeviceBuffer<std::uint32_t> table(table_entries_for<Key>(n));
-  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(table.size()));
+  const CudaStream stream;
+  const cudaStream_t s = stream.get();
+  DeviceBuffer<Key> keys_in(keys, s), keys_out(n, s), local_sorted(n, s);
+  DeviceBuffer<std::uint32_t> values_in(iota, s), values_out(n, s), digits(n, s), ranks(n, s);
+  DeviceBuffer<std::uint32_t> before(words, s), after(words, s), carries(tiles, s);
+  DeviceBuffer<std::uint32_t> table(table_entries_for<Key>(n), s);
+  DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(table.size()), s);
+  for (auto* buffer : {&values_out, &digits, &ranks, &before, &after, &carries, &table})
+    buffer->poison();
+  keys_out.poison();
+  local_sorted.poison();
 
   PassLaunch<Key, std::uint32_t> launch{};
   launch.plan = PassPlan{first_bit, first_bit + num_bits, kRadixBits, nullptr};
@@ -222,26 +238,27 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   launch.scan_temp_bytes = scan_temp.bytes();
   launch.n = n;
   launch.descending = descending;
-  launch.stream = nullptr;
+  launch.stream = s;
   launch.digits = digits.data();
   launch.trace = {before.data(), after.data(), carries.data(), ranks.data(), local_sorted.data()};
 
-  upsweep_kernel<Key, std::uint32_t, Tiling><<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(
-      launch.plan, 0, launch.arrays, launch.table, n, descending, launch.digits);
+  upsweep_kernel<Key, std::uint32_t, Tiling>
+      <<<static_cast<unsigned>(tiles), Tiling::kThreads, 0, s>>>(
+          launch.plan, 0, launch.arrays, launch.table, n, descending, launch.digits);
   SORTLAB_CHECK_LAUNCH();
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
-  // The table has kDigits rows; a pass of w < r bits only uses the first 2^w.
+  // The table has kDigits rows; a pass of w < r bits only uses the first 2^w. (download()
+  // waits for the stream, so this is the table before the in-place scan.)
   const std::vector<std::uint32_t> full_table = table.download();
   trace.block_bucket_table.assign(
       full_table.begin(),
       full_table.begin() + static_cast<std::ptrdiff_t>(trace.num_digits * tiles));
   device_exclusive_sum(launch.scan_temp, launch.scan_temp_bytes, launch.table, launch.table,
-                       table.size(), nullptr);
+                       table.size(), s);
   downsweep_kernel<Key, std::uint32_t, true, Tiling>
-      <<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(
+      <<<static_cast<unsigned>(tiles), Tiling::kThreads, 0, s>>>(
           launch.plan, 0, launch.arrays, launch.table, n, descending, launch.trace);
   SORTLAB_CHECK_LAUNCH();
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  stream.synchronize();
   const std::vector<std::uint32_t> full_scanned = table.download();
   trace.scanned_table.assign(
       full_scanned.begin(),

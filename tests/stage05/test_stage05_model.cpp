@@ -211,6 +211,15 @@ TEST(Stage05Arguments, BadArgumentsThrowWithoutAGpu) {
   EXPECT_THROW(sortlab::stage05::sort_keys<std::uint32_t>(nullptr, temp_bytes, fake, fake + 1,
                                                           sortlab::kMaxSortItems + 1),
                sortlab::Error);
+  // Digit widths other than 6 and 7 are not compiled; trace_pass checks its arguments first.
+  EXPECT_NO_THROW(sortlab::stage05::validate_config(sortlab::stage05::Config{7}));
+  EXPECT_THROW(sortlab::stage05::validate_config(sortlab::stage05::Config{8}), sortlab::Error);
+  EXPECT_THROW(sortlab::stage05::sort_keys<std::uint32_t>(nullptr, temp_bytes, fake, fake + 1, 1,
+                                                          {}, sortlab::stage05::Config{5}),
+               sortlab::Error);
+  EXPECT_THROW(sortlab::stage05::trace_pass(std::vector<std::uint32_t>{1, 2}, 32), sortlab::Error);
+  EXPECT_THROW(sortlab::stage05::trace_pass(std::vector<std::uint32_t>{1, 2}, 0, 7),
+               sortlab::Error);
   // A query answers without touching the device.
   sortlab::stage05::sort_pairs<std::uint32_t, std::uint64_t>(nullptr, temp_bytes, nullptr, nullptr,
                                                              nullptr, nullptr, 1000);
