@@ -56,6 +56,13 @@ function(sortlab_lab_sources target stage)
   get_filename_component(stage_folder "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
   set(tree "${CMAKE_BINARY_DIR}/lab_include")
   sortlab_lab_include_tree("${tree}" "${stage_folder}" "${SORTLAB_LAB_DIR}")
+  # Made again before every build: without the link, the includes would quietly find the
+  # solution's headers and grade the solution instead of the student's work.
+  add_custom_target(sortlab_lab_include_tree
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${tree}/chapters"
+    COMMAND ${CMAKE_COMMAND} -E create_symlink "${SORTLAB_LAB_DIR}" "${tree}/chapters/${stage_folder}"
+    COMMENT "Lab: chapters/${stage_folder} -> ${SORTLAB_LAB_DIR}")
+  add_dependencies(${target} sortlab_lab_include_tree)
   target_include_directories(${target} BEFORE PUBLIC "${tree}")
   message(STATUS "Lab: stage ${stage} (${target}) is built from ${SORTLAB_LAB_DIR}")
 endfunction()
