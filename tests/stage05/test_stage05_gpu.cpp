@@ -16,34 +16,17 @@
 #include "common/device_buffer.hpp"
 #include "common/reference.hpp"
 #include "common/verify.hpp"
+#include "tests/stage05/stage05_sorter.hpp"
 #include "tests/support/device_sort_suite.hpp"
 #include "tests/support/key_types.hpp"
+#include "tests/support/legacy_stream_blocker.hpp"
 
 namespace {
 
-/// Stage 05's device sort for the shared suite. The tile depends on the key size, so the sorter
-/// is a template on it (the suite reads kTileItems for its boundary sizes).
-template <std::size_t kKeyBytes, int kRadixBits = sortlab::stage05::kRadixBits>
-struct Stage05Sorter {
-  static constexpr sortlab::stage05::Config kConfig{kRadixBits};
-  static constexpr std::size_t kTileItems =
-      static_cast<std::size_t>(sortlab::stage05::tile_items_for(kKeyBytes, kRadixBits));
-  template <typename Key>
-  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
-                        const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage05::sort_keys(temp, bytes, in, out, n, options, kConfig, stream);
-  }
-  template <typename Key, typename Value>
-  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
-                         const Value* values_in, sortlab::stage05::NotDeduced<Value>* values_out,
-                         std::size_t n, const sortlab::SortOptions& options, cudaStream_t stream) {
-    sortlab::stage05::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options,
-                                 kConfig, stream);
-  }
-};
+using sortlab::testing::Stage05Sorter;
 
 template <typename Key>
-using SorterFor = Stage05Sorter<sizeof(Key)>;
+using SorterFor = sortlab::testing::Stage05SorterFor<Key>;
 
 using sortlab::testing::SortCase;
 template <typename Key>
@@ -191,6 +174,13 @@ TYPED_TEST(Stage05Trace, PassArraysMatchTheCpuModel) {
       }
     }
   }
+}
+
+// Tracing runs on a stream of its own: it must finish, complete, while the legacy default stream
+// is held by another kernel (it never queues work there nor waits for the whole device).
+TEST(Stage05TraceStream, NeverWaitsOnTheLegacyStream) {
+  sortlab::testing::expect_trace_never_waits_on_the_legacy_stream(
+      [](const std::vector<std::uint32_t>& keys) { return sortlab::stage05::trace_pass(keys, 3); });
 }
 
 // An empty input has a trace with no blocks.
