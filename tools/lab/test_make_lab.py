@@ -11,6 +11,7 @@ import unittest
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+import check_lab_build  # noqa: E402
 import check_starter  # noqa: E402
 import make_lab  # noqa: E402
 
@@ -153,6 +154,13 @@ class CheckStarter(unittest.TestCase):
                       check_starter.check(1, self.OUTPUT, "fail", ["Stage01Model.Other"])[0])
         self.assertEqual(check_starter.check(0, "", "pass", []), [])
         self.assertTrue(check_starter.check(1, "", "pass", []))
+
+
+
+class CheckLabBuild(unittest.TestCase):
+    def test_include_order_reads_the_compile_command(self):
+        command = "g++ -I/b/lab_include -I/src -isystem /usr/include -c x.cpp -o x.o"
+        self.assertEqual(check_lab_build.include_order(command), ["/b/lab_include", "/src"])
 
 
 if __name__ == "__main__":
