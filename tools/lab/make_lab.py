@@ -265,7 +265,9 @@ def lab_readme(stage: str, out_dir: pathlib.Path, levels: tuple[str, ...],
     lines += [f"- `{name}`" for name in test_names(tests / f"test_stage{stage}_gpu.cpp")]
     lines += [
         "",
-        "The starter compiles and its tests fail; they pass when the marked parts are written.",
+        "The starter compiles, and the tests of the parts you write fail until you write them "
+        "(a few, such as the bytes model and the argument checks, test given code and pass from "
+        "the start).",
         "",
     ]
     return "\n".join(lines)
