@@ -20,6 +20,17 @@
 namespace sortlab::cli {
 namespace {
 
+/// The stage's summary without its closing pass count ("... scatter (32 passes)"): that count is
+/// for full 32-bit keys, and the trace's header gives the passes of this trace instead.
+std::string summary_for_trace(const std::string& summary) {
+  const std::size_t open = summary.rfind(" (");
+  const bool ends_with_passes =
+      open != std::string::npos && summary.size() > 8 &&
+      summary.compare(summary.size() - 8, 8, " passes)") == 0 &&
+      summary.find_first_not_of("0123456789", open + 2) == summary.size() - 8;
+  return ends_with_passes ? summary.substr(0, open) : summary;
+}
+
 /// Most key bits a trace of each type accepts: i32 keys 0 .. 2^31 - 1 stay non-negative, and f32
 /// represents every integer up to 2^24 exactly.
 int max_trace_bits(KeyType type) {
@@ -125,7 +136,7 @@ int trace_typed(const StageEntry& entry, const TraceArgs& args, std::ostream& ou
   const StageFunctions<Key>& functions = entry.functions<Key>();
   const TraceFunction<Key> trace = use_gpu ? functions.trace_gpu : functions.trace_model;
 
-  out << stage_label(entry) << ": " << entry.summary << '\n';
+  out << stage_label(entry) << ": " << summary_for_trace(entry.summary) << '\n';
   const std::string tuning = tuning_text(entry, args.tuning);
   if (!tuning.empty()) out << "config: " << tuning << '\n';
   out << input.size() << ' ' << to_string(args.type) << " keys of " << args.bits << " bits ("

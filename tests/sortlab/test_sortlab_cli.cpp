@@ -420,6 +420,24 @@ TEST(SortlabTrace, Stage01ArraysByHand) {
   EXPECT_NE(result.out.find("result: sorted"), std::string::npos);
 }
 
+// The header counts this trace's passes, not those of a full 32-bit sort (the summary's).
+TEST(SortlabTrace, HeaderCountsTheTracedPassesOnly) {
+  const CliResult one_bit =
+      cli(words({"trace", "--stage", "1", "--keys", kHandKeys, "--bits", "4"}));
+  ASSERT_EQ(one_bit.code, 0) << one_bit.err;
+  EXPECT_EQ(one_bit.out.find("32 passes"), std::string::npos) << one_bit.out;
+  EXPECT_NE(one_bit.out.find("stage 01 (scan_sort): 1-bit split per pass: bits, device-wide scan, "
+                             "scatter\n"),
+            std::string::npos)
+      << one_bit.out;
+  EXPECT_NE(one_bit.out.find("; 4 passes over key bits [0, 4)"), std::string::npos) << one_bit.out;
+  const CliResult digits = cli(
+      words({"trace", "--stage", "3", "--keys", kHandKeys, "--bits", "4", "--radix-bits", "2"}));
+  ASSERT_EQ(digits.code, 0) << digits.err;
+  EXPECT_EQ(digits.out.find("(7 passes)"), std::string::npos) << digits.out;
+  EXPECT_NE(digits.out.find("; 2 passes over key bits [0, 4)"), std::string::npos) << digits.out;
+}
+
 TEST(SortlabTrace, Stage01GeneratedKeysAsInTheReadme) {
   const CliResult result = cli(words({"trace", "--stage", "1", "--n", "8", "--bits", "3"}));
   ASSERT_EQ(result.code, 0) << result.err;
