@@ -91,7 +91,7 @@ class Region:
 
 @dataclasses.dataclass
 class Processed:
-    """A source file with its regions, and its text for the starter and for the solution."""
+    """A source file's regions and its text in the starter."""
 
     regions: list[Region]
     starter_text: str
