@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "chapters/05_packed_rank/decomposed_key.cuh"
 #include "chapters/05_packed_rank/packed_rank.cuh"
 #include "common/key_traits.hpp"
 
@@ -103,10 +104,38 @@ struct TwiddledKey {
   }
 };
 
+namespace detail {
+/// Whether Key is one of common/key_traits.hpp's key types (else a user-defined key that needs a
+/// decomposer).
+template <typename Key>
+inline constexpr bool kIsBuiltinKey =
+    (std::is_integral_v<Key> && !std::is_same_v<Key, bool>) || std::is_floating_point_v<Key> ||
+    std::is_same_v<Key, __half> || std::is_same_v<Key, __nv_bfloat16>;
+
+/// How a key travels through shared memory: built-in keys as their unsigned bits, user-defined
+/// keys as whole objects (their non-key members travel with them).
+template <typename Key, bool = kIsBuiltinKey<Key>>
+struct KeySlot {
+  using type = Key;                ///< the slot type
+  static constexpr int kBits = 0;  ///< user-defined keys take their width from the decomposer
+};
+/// Built-in keys.
+template <typename Key>
+struct KeySlot<Key, true> {
+  using type = typename KeyTraits<Key>::Bits;             ///< the slot type
+  static constexpr int kBits = KeyTraits<Key>::kNumBits;  ///< bits of the key
+};
+
+/// Enables the decomposer overloads only for functors (not for value arrays or bit numbers).
+template <typename Decomposer>
+using IfDecomposer = std::enable_if_t<std::is_class_v<Decomposer>, int>;
+}  // namespace detail
+
 /// Block-wide radix sort of kThreads x kKeysPerThread keys (and values, unless Value is
 /// NullType), r = kRadixBits bits per pass. All kThreads threads of a 1-D block must call the same
 /// member function. After a call, a barrier is needed before the storage is reused.
-/// \tparam Key any key type of common/key_traits.hpp
+/// \tparam Key any key type of common/key_traits.hpp, or a trivially copyable struct sorted
+/// through a decomposer (decomposed_key.cuh; the overloads that take one)
 /// \tparam kThreads threads in the block (multiple of 32, at most 1024)
 /// \tparam kKeysPerThread keys each thread holds
 /// \tparam Value payload type (trivially copyable), or NullType for keys only
@@ -122,14 +151,15 @@ class BlockRadixSort {
   static constexpr bool kHasValues = !std::is_same_v<Value, NullType>;
   /// Keys in the tile.
   static constexpr int kTileItems = kThreads * kKeysPerThread;
-  /// Bits of a key.
-  static constexpr int kKeyBits = KeyTraits<Key>::kNumBits;
+  /// Bits of a built-in key (0 for a user-defined key: its decomposer says).
+  static constexpr int kKeyBits = detail::KeySlot<Key>::kBits;
 
   static_assert(std::is_trivially_copyable_v<Value>, "values must be trivially copyable");
 
  private:
-  using Bits = typename KeyTraits<Key>::Bits;
-  /// Keys go through shared memory as their raw bits (every key type is then a plain integer).
+  /// Built-in keys go through shared memory as their twiddled bits (every key type is then a
+  /// plain integer), user-defined keys as themselves.
+  using Bits = typename detail::KeySlot<Key>::type;
   static constexpr int kPaddedItems = kTileItems + kTileItems / 32 + 1;
   using ExchangedValue = std::conditional_t<kHasValues, Value, unsigned char>;
 
@@ -217,6 +247,67 @@ class BlockRadixSort {
       run<false>(keys, &values, begin_bit, end_bit, true);
   }
 
+  /// Ascending sort of user-defined keys by bits [begin_bit, end_bit) of their members' ordered
+  /// bits side by side (see decomposed_key.cuh); keys stay blocked.
+  /// \param keys this thread's keys (blocked), sorted in place
+  /// \param decomposer returns a tuple of references to a key's members, most significant first
+  /// \param begin_bit first bit to sort by
+  /// \param end_bit one past the last bit; -1 for all of the key's bits
+  template <typename Decomposer, detail::IfDecomposer<Decomposer> = 0>
+  __device__ __forceinline__ void sort(Key (&keys)[kKeysPerThread], Decomposer decomposer,
+                                       int begin_bit = 0, int end_bit = -1) {
+    run_decomposed<false>(keys, nullptr, decomposer, begin_bit, end_bit, false);
+  }
+
+  /// Descending sort of user-defined keys (stable); keys stay blocked.
+  /// \param keys this thread's keys (blocked), sorted in place
+  /// \param decomposer returns a tuple of references to a key's members, most significant first
+  /// \param begin_bit first bit to sort by
+  /// \param end_bit one past the last bit; -1 for all of the key's bits
+  template <typename Decomposer, detail::IfDecomposer<Decomposer> = 0>
+  __device__ __forceinline__ void sort_descending(Key (&keys)[kKeysPerThread],
+                                                  Decomposer decomposer, int begin_bit = 0,
+                                                  int end_bit = -1) {
+    run_decomposed<true>(keys, nullptr, decomposer, begin_bit, end_bit, false);
+  }
+
+  /// Pair sort of user-defined keys, either direction; keys and values stay blocked or become
+  /// striped.
+  /// \param keys this thread's keys (blocked), sorted in place
+  /// \param values this thread's values, moved with their keys
+  /// \param decomposer returns a tuple of references to a key's members, most significant first
+  /// \param descending largest first
+  /// \param striped_output leave keys and values striped instead of blocked
+  /// \param begin_bit first bit to sort by
+  /// \param end_bit one past the last bit; -1 for all of the key's bits
+  template <typename Decomposer, detail::IfDecomposer<Decomposer> = 0>
+  __device__ __forceinline__ void sort(Key (&keys)[kKeysPerThread], Value (&values)[kKeysPerThread],
+                                       Decomposer decomposer, bool descending = false,
+                                       bool striped_output = false, int begin_bit = 0,
+                                       int end_bit = -1) {
+    if (descending)
+      run_decomposed<true>(keys, &values, decomposer, begin_bit, end_bit, striped_output);
+    else
+      run_decomposed<false>(keys, &values, decomposer, begin_bit, end_bit, striped_output);
+  }
+
+  /// Sort of blocked user-defined keys that leaves them striped.
+  /// \param keys this thread's keys: blocked before, striped after
+  /// \param decomposer returns a tuple of references to a key's members, most significant first
+  /// \param descending largest first
+  /// \param begin_bit first bit to sort by
+  /// \param end_bit one past the last bit; -1 for all of the key's bits
+  template <typename Decomposer, detail::IfDecomposer<Decomposer> = 0>
+  __device__ __forceinline__ void sort_blocked_to_striped(Key (&keys)[kKeysPerThread],
+                                                          Decomposer decomposer,
+                                                          bool descending = false,
+                                                          int begin_bit = 0, int end_bit = -1) {
+    if (descending)
+      run_decomposed<true>(keys, nullptr, decomposer, begin_bit, end_bit, true);
+    else
+      run_decomposed<false>(keys, nullptr, decomposer, begin_bit, end_bit, true);
+  }
+
  private:
   using Twiddled = TwiddledKey<Key>;
 
@@ -242,59 +333,75 @@ class BlockRadixSort {
     for (int i = 0; i < kKeysPerThread; ++i) items[i] = slots[padded_slot(position_of(i, striped))];
   }
 
+  /// Built-in keys: twiddle once, run the passes on the twiddled bits, untwiddle once.
   template <bool kDescending>
   __device__ __forceinline__ void run(Key (&keys)[kKeysPerThread], Value (*values)[kKeysPerThread],
                                       int begin_bit, int end_bit, bool striped_output) {
-    std::uint32_t ranks[kKeysPerThread];
-    if (begin_bit >= end_bit) {
-      // Nothing to sort by: the tile is already in order; only the arrangement may change.
-      if (!striped_output) return;
-#pragma unroll
-      for (int i = 0; i < kKeysPerThread; ++i) ranks[i] = position_of(i, false);
-      move_to_ranks(keys, values, ranks, true);
-      __syncthreads();
-      return;
-    }
+    static_assert(detail::kIsBuiltinKey<Key>, "a user-defined key needs a decomposer");
     Bits bits[kKeysPerThread];
 #pragma unroll
     for (int i = 0; i < kKeysPerThread; ++i) bits[i] = Twiddled::in(keys[i]);
-    // One pass per r-bit digit, least significant first. The last pass may be narrower.
+    run_passes(bits, values, begin_bit, end_bit, striped_output,
+               [](Bits twiddled, int first_bit, int num_bits) {
+                 return Twiddled::template digit<kDescending>(twiddled, first_bit, num_bits);
+               });
+#pragma unroll
+    for (int i = 0; i < kKeysPerThread; ++i) keys[i] = Twiddled::out(bits[i]);
+  }
+
+  /// User-defined keys: the passes move the keys themselves and take digits from the decomposer.
+  template <bool kDescending, typename Decomposer>
+  __device__ __forceinline__ void run_decomposed(Key (&keys)[kKeysPerThread],
+                                                 Value (*values)[kKeysPerThread],
+                                                 const Decomposer& decomposer, int begin_bit,
+                                                 int end_bit, bool striped_output) {
+    static_assert(std::is_trivially_copyable_v<Key>,
+                  "user-defined keys must be trivially copyable");
+    if (end_bit < 0) end_bit = kDecomposedKeyBits<Key, Decomposer>;
+    run_passes(keys, values, begin_bit, end_bit, striped_output,
+               [&decomposer](const Key& key, int first_bit, int num_bits) {
+                 return decomposed_digit<kDescending>(key, decomposer, first_bit, num_bits);
+               });
+  }
+
+  /// The passes: one per r-bit digit of [begin_bit, end_bit), least significant first (the last
+  /// may be narrower); each ranks the tile by \p digit_of(item, first_bit, num_bits) and moves
+  /// items and values to their ranks. With no bits to sort only the arrangement may change.
+  template <typename Slot, typename DigitOf>
+  __device__ __forceinline__ void run_passes(Slot (&items)[kKeysPerThread],
+                                             Value (*values)[kKeysPerThread], int begin_bit,
+                                             int end_bit, bool striped_output, DigitOf digit_of) {
+    std::uint32_t ranks[kKeysPerThread];
+    if (begin_bit >= end_bit) {
+      if (!striped_output) return;  // the tile is already in order
+#pragma unroll
+      for (int i = 0; i < kKeysPerThread; ++i) ranks[i] = position_of(i, false);
+      move_to_ranks(items, values, ranks, true);
+      __syncthreads();
+      return;
+    }
     for (int bit = begin_bit; bit < end_bit; bit += kRadixBits) {
       const int pass_bits = min(kRadixBits, end_bit - bit);
       std::uint32_t digits[kKeysPerThread];
 #pragma unroll
-      for (int i = 0; i < kKeysPerThread; ++i)
-        digits[i] = Twiddled::template digit<kDescending>(bits[i], bit, pass_bits);
+      for (int i = 0; i < kKeysPerThread; ++i) digits[i] = digit_of(items[i], bit, pass_bits);
       if (bit != begin_bit) __syncthreads();  // the last exchange is read before the counters
       Rank(storage_.rank).rank_digits(digits, ranks);
-      const bool last_pass = bit + kRadixBits >= end_bit;
-      exchange(bits, storage_.keys, ranks, last_pass && striped_output);
-      if constexpr (kHasValues) {
-        if (values != nullptr) {
-          __syncthreads();  // the keys are read back before the values overwrite them
-          exchange(*values, storage_.values, ranks, last_pass && striped_output);
-        }
-      }
+      move_to_ranks(items, values, ranks, bit + kRadixBits >= end_bit && striped_output);
     }
-#pragma unroll
-    for (int i = 0; i < kKeysPerThread; ++i) keys[i] = Twiddled::out(bits[i]);
     __syncthreads();  // the last exchange is read before the caller reuses the storage
   }
 
-  /// Moves keys (as raw bits) and values to their ranks, for the arrangement-only case.
-  __device__ __forceinline__ void move_to_ranks(Key (&keys)[kKeysPerThread],
+  /// Moves items and values to their ranks (one exchange each).
+  template <typename Slot>
+  __device__ __forceinline__ void move_to_ranks(Slot (&items)[kKeysPerThread],
                                                 Value (*values)[kKeysPerThread],
                                                 const std::uint32_t (&ranks)[kKeysPerThread],
                                                 bool striped) {
-    Bits bits[kKeysPerThread];
-#pragma unroll
-    for (int i = 0; i < kKeysPerThread; ++i) bits[i] = KeyTraits<Key>::raw_bits(keys[i]);
-    exchange(bits, storage_.keys, ranks, striped);
-#pragma unroll
-    for (int i = 0; i < kKeysPerThread; ++i) keys[i] = KeyTraits<Key>::from_raw_bits(bits[i]);
+    exchange(items, storage_.keys, ranks, striped);
     if constexpr (kHasValues) {
       if (values != nullptr) {
-        __syncthreads();
+        __syncthreads();  // the items are read back before the values overwrite them
         exchange(*values, storage_.values, ranks, striped);
       }
     }

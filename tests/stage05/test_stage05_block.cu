@@ -9,6 +9,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "common/distributions.hpp"
 #include "common/errors.hpp"
 #include "common/reference.hpp"
+#include "tests/stage05/record_key.hpp"
 #include "tests/support/test_inputs.hpp"
 
 namespace {
@@ -168,6 +171,115 @@ TYPED_TEST(Stage05BlockSort, EveryCallMatchesTheStableReference) {
       expect_block_sort<Shape, true>(3, distribution, call, seed + 1);
       if (::testing::Test::HasFailure()) return;
     }
+}
+
+}  // namespace
+
+namespace {
+
+using sortlab::testing::ByYThenX;
+using sortlab::testing::concatenated_order;
+using sortlab::testing::Record;
+
+constexpr int kRecordThreads = 64;
+constexpr int kRecordKeysPerThread = 5;
+
+/// One tile of records per block, sorted through the decomposer: keys only (blocked or striped
+/// output) or with u32 values.
+template <bool kWithValues>
+__global__ void record_sort_kernel(const Record* in, Record* out, const std::uint32_t* values_in,
+                                   std::uint32_t* values_out, BlockSortCall call) {
+  using Sort = BlockRadixSort<Record, kRecordThreads, kRecordKeysPerThread,
+                              std::conditional_t<kWithValues, std::uint32_t, NullType>>;
+  __shared__ typename Sort::TempStorage storage;
+  constexpr int kK = kRecordKeysPerThread;
+  const std::size_t tile_first = static_cast<std::size_t>(blockIdx.x) * kRecordThreads * kK;
+  Record keys[kK];
+  std::uint32_t values[kK];
+  for (int i = 0; i < kK; ++i) {
+    keys[i] = in[tile_first + threadIdx.x * kK + i];
+    if constexpr (kWithValues) values[i] = values_in[tile_first + threadIdx.x * kK + i];
+  }
+  Sort sort(storage);
+  if constexpr (kWithValues)
+    sort.sort(keys, values, ByYThenX{}, call.descending, call.striped, call.begin_bit,
+              call.end_bit);
+  else if (call.striped)
+    sort.sort_blocked_to_striped(keys, ByYThenX{}, call.descending, call.begin_bit, call.end_bit);
+  else if (call.descending)
+    sort.sort_descending(keys, ByYThenX{}, call.begin_bit, call.end_bit);
+  else
+    sort.sort(keys, ByYThenX{}, call.begin_bit, call.end_bit);
+  for (int i = 0; i < kK; ++i) {
+    const std::size_t position = call.striped
+                                     ? threadIdx.x + static_cast<std::size_t>(i) * kRecordThreads
+                                     : threadIdx.x * kK + i;
+    out[tile_first + position] = keys[i];
+    if constexpr (kWithValues) values_out[tile_first + position] = values[i];
+  }
+}
+
+// A struct of two key members and a payload member, sorted through a decomposer: both
+// directions, blocked and striped, all bits, a range that straddles the two members, and pairs;
+// every tile equals the stable sort by the members' ordered bits side by side, payload included.
+TEST(Stage05BlockSortDecomposer, RecordsSortByTheirMembers) {
+  constexpr std::size_t kTile = kRecordThreads * kRecordKeysPerThread;
+  constexpr int kTiles = 3;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  std::mt19937_64 random(seed);
+  std::vector<Record> records(kTile * kTiles);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    // Few distinct ys (ties to keep stable), xs with -0.0, +0.0 and NaN among them.
+    const float xs[] = {0.0f, -0.0f, 1.5f, -2.0f, std::numeric_limits<float>::quiet_NaN()};
+    records[i] = {static_cast<std::int32_t>(random() % 7) - 3,
+                  i % 2 ? xs[random() % 5] : static_cast<float>(random() % 1000) - 500.0f,
+                  static_cast<std::uint16_t>(i)};
+  }
+  std::vector<std::uint32_t> values(records.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint32_t>(i);
+  for (const BlockSortCall call :
+       {BlockSortCall{0, 64, false, false}, BlockSortCall{0, 64, true, true},
+        BlockSortCall{20, 50, false, true}, BlockSortCall{0, -1, true, false}}) {
+    for (bool with_values : {false, true}) {
+      SCOPED_TRACE("bits=[" + std::to_string(call.begin_bit) + "," + std::to_string(call.end_bit) +
+                   ") descending=" + std::to_string(call.descending) +
+                   " striped=" + std::to_string(call.striped) +
+                   " values=" + std::to_string(with_values) + " seed=" + std::to_string(seed));
+      sortlab::DeviceBuffer<Record> in(records), out(records.size());
+      sortlab::DeviceBuffer<std::uint32_t> values_in(values), values_out(values.size());
+      out.fill_bytes(0xA5);
+      values_out.fill_bytes(0xA5);
+      if (with_values)
+        record_sort_kernel<true><<<kTiles, kRecordThreads>>>(
+            in.data(), out.data(), values_in.data(), values_out.data(), call);
+      else
+        record_sort_kernel<false>
+            <<<kTiles, kRecordThreads>>>(in.data(), out.data(), nullptr, nullptr, call);
+      SORTLAB_CHECK_LAUNCH();
+      SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+      const auto got = out.download();
+      const auto got_values = values_out.download();
+      const int end_bit = call.end_bit < 0 ? 64 : call.end_bit;
+      const sortlab::SortOptions options{call.begin_bit, end_bit, call.descending};
+      for (int b = 0; b < kTiles; ++b) {
+        // The reference: a stable sort of the tile's concatenated orders as u64 keys.
+        std::vector<std::uint64_t> orders(kTile);
+        for (std::size_t p = 0; p < kTile; ++p)
+          orders[p] = concatenated_order(records[b * kTile + p]);
+        const auto order = sortlab::reference_sorted_order(orders, options);
+        for (std::size_t p = 0; p < kTile; ++p) {
+          const Record& expected = records[b * kTile + order[p]];
+          const Record& actual = got[b * kTile + p];
+          ASSERT_EQ(sortlab::bit_cast<std::uint32_t>(actual.x),
+                    sortlab::bit_cast<std::uint32_t>(expected.x))
+              << "tile " << b << " position " << p;
+          ASSERT_EQ(actual.y, expected.y) << "tile " << b << " position " << p;
+          ASSERT_EQ(actual.tag, expected.tag) << "tile " << b << " position " << p;
+          if (with_values) ASSERT_EQ(got_values[b * kTile + p], values[b * kTile + order[p]]);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

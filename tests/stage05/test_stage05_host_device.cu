@@ -3,19 +3,22 @@
 /// twiddling is invertible bit for bit, and the digit of every pass equals the digit of
 /// common/key_traits.hpp's ordered bits in both directions, -0.0 and +0.0 included. Every bit
 /// pattern of the 8- and 16-bit types is checked, and a million random patterns of the wider ones.
-/// The device sort's pass roles: every pattern of skipped passes still ends in keys_out.
+/// The device sort's pass roles: every pattern of skipped passes still ends in keys_out. The
+/// digits of a user-defined key through a decomposer.
 #include <gtest/gtest.h>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
 
 #include "chapters/05_packed_rank/block_radix_sort.cuh"
 #include "chapters/05_packed_rank/packed_rank_sort_kernels.cuh"
+#include "tests/stage05/record_key.hpp"
 #include "tests/support/key_types.hpp"
 #include "tests/support/test_inputs.hpp"
 
@@ -104,6 +107,55 @@ TEST(Stage05PassRoles, EveryPatternOfSkippedPassesEndsInTheOutput) {
         }
         // With no pass running the copy kernel writes the output; otherwise the last pass did.
         if (ran > 0) ASSERT_EQ(current, Array::kOutput);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+using sortlab::testing::ByYThenX;
+using sortlab::testing::concatenated_order;
+using sortlab::testing::Record;
+
+// A decomposed key's digit is the digit of its members' ordered bits side by side, for every
+// digit position (including digits that straddle the two members) and both directions; -0.0
+// and +0.0 in x give the same digits.
+TEST(Stage05DecomposedKey, DigitsOfTheMembersSideBySide) {
+  static_assert(sortlab::stage05::kDecomposedKeyBits<Record, ByYThenX> == 64);
+  std::mt19937_64 random(sortlab::testing::test_seed());
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            1.0f,
+                            -1.0f,
+                            std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            1e-40f};
+  for (int i = 0; i < 20000; ++i) {
+    Record record{static_cast<std::int32_t>(random()),
+                  i % 3 == 0 ? specials[i % 7]
+                             : sortlab::bit_cast<float>(static_cast<std::uint32_t>(random())),
+                  static_cast<std::uint16_t>(i)};
+    if (i % 5 == 0) record.y = static_cast<std::int32_t>(random() % 5) - 2;
+    Record minus_zero = record;
+    minus_zero.x = -0.0f;
+    Record plus_zero = record;
+    plus_zero.x = 0.0f;
+    const std::uint64_t order = concatenated_order(record);
+    for (int width : {1, 5, 8}) {
+      for (int first_bit = 0; first_bit + width <= 64; ++first_bit) {
+        const std::uint32_t mask = (1u << width) - 1u;
+        const auto expected = static_cast<std::uint32_t>(order >> first_bit) & mask;
+        ASSERT_EQ((sortlab::stage05::decomposed_digit<false>(record, ByYThenX{}, first_bit, width)),
+                  expected)
+            << "record " << i << " first_bit " << first_bit << " width " << width;
+        ASSERT_EQ((sortlab::stage05::decomposed_digit<true>(record, ByYThenX{}, first_bit, width)),
+                  expected ^ mask);
+        ASSERT_EQ(
+            (sortlab::stage05::decomposed_digit<false>(minus_zero, ByYThenX{}, first_bit, width)),
+            (sortlab::stage05::decomposed_digit<false>(plus_zero, ByYThenX{}, first_bit, width)));
       }
     }
   }
