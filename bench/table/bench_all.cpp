@@ -31,7 +31,7 @@ enum class Measure {
   kKeyTypes,  ///< CUB (stage 00) on i32 and f32 keys: its best instantiation, torch.sort's peer
   kEntropy,   ///< every stage, thrust::sort and CUB on every key type, other key shapes
   kPairs,     ///< copy floor, every stage, thrust::sort_by_key and CUB on every key type, pairs
-  kSweeps,    ///< stage 03's r sweep and stage 04's keys-per-thread and r sweeps
+  kSweeps,    ///< stage 03's r sweep, stage 04's keys-per-thread and r sweeps, stage 05's r
 };
 
 /// One group of the fixed input set: the inputs and what is measured on them.
@@ -70,7 +70,7 @@ const std::vector<InputGroup>& input_set() {
        {24, 28}, entropy_sweep(), {"u32", "i32", "f32"}, false},
       {Measure::kPairs, "pairs (u32 values): copy, stages, thrust::sort_by_key, CUB on every key type",
        {24, 28}, {and_reduced(0)}, {"u32", "i32", "f32"}, true},
-      {Measure::kSweeps, "sweeps: stage 03 r = 1..8, stage 04 keys per thread and r = 3..8",
+      {Measure::kSweeps, "sweeps: stage 03 r = 1..8, stage 04 keys per thread and r = 3..8, stage 05 r = 6, 7",
        {20, 24}, {and_reduced(0)}, {"u32"}, false},
   };
   // clang-format on
@@ -126,6 +126,7 @@ void register_ladder(const BenchConfig& config) {
   register_stage02(config);
   register_stage03(config);
   register_stage04(config);
+  register_stage05(config);
 }
 
 /// The sweeps that are built into this program.
@@ -134,11 +135,12 @@ void register_sweeps(const BenchConfig& config) {
   register_stage03_radix_sweep(config);
   register_stage04_coarsening_sweep(config);
   register_stage04_radix_sweep(config);
+  register_stage05_radix_sweep(config);
 }
 
 /// The stages built into this program, e.g. "00,01,02,03,04".
 std::string built_stages() {
-  return "00,01,02,03,04";
+  return "00,01,02,03,04,05";
 }
 
 /// Records the GPU, the input set and the sweeps' defaults in the JSON context.

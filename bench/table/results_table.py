@@ -933,7 +933,8 @@ def results_page(results: ResultSet, json_name: str,
             out.append(table)
 
     for stage, title in (("stage03", "## Stage 03: digit width r\n"),
-                         ("stage04", "## Stage 04: keys per thread\n")):
+                         ("stage04", "## Stage 04: keys per thread\n"),
+                         ("stage05", "## Stage 05: digit width r\n")):
         block = sweep_block(results, stage)
         if block:
             out.append(title)
