@@ -21,6 +21,7 @@
 
 #include "chapters/03_multibit_radix/multibit_radix.hpp"
 #include "chapters/04_coarsened_radix/coarsened_radix.hpp"
+#include "chapters/05_packed_rank/packed_rank_sort.hpp"
 
 namespace sortlab::bench {
 namespace {
@@ -172,6 +173,9 @@ void add_context() {
   // A stage with a second sweep names that sweep's default as sortlab_default_<stage>_<prefix>.
   benchmark::AddCustomContext("sortlab_default_stage04_r",
                               "r:" + std::to_string(stage04::kDefaultRadixBits));
+  // The variant name format is stage05_bench.cpp's ("r:R").
+  benchmark::AddCustomContext("sortlab_default_stage05",
+                              "r:" + std::to_string(stage05::kRadixBits));
 }
 
 /// Warns when the command line asks for sizes, entropies, types or pairs: bench_all always
