@@ -206,6 +206,21 @@ const std::vector<Flag<TraceArgs>>& trace_flags() {
                  }});
     f.push_back({"--cpu", "", "use the stage's CPU model even when there is a GPU",
                  [](TraceArgs& a, const std::string&) { a.force_cpu = true; }});
+    f.push_back({"--tile", "N",
+                 "keys per block tile of the CPU model (stages 02-04; --tile 4 shows 16 keys as "
+                 "4 blocks); the GPU's tile is fixed, so on a GPU machine add --cpu",
+                 [](TraceArgs& a, const std::string& v) {
+                   // The range is checked with the stage (trace_command), where the message can
+                   // say what the stage needs.
+                   a.tile_items = parse_integer(v, "--tile", kIntMin, kIntMax);
+                 }});
+    f.push_back({"--svg", "FILE",
+                 "also draw the first pass as an SVG figure (keys, digit bits, bucket table and "
+                 "its scan, arrows to the destinations)",
+                 [](TraceArgs& a, const std::string& v) {
+                   if (v.empty()) throw UsageError("--svg: give a file name");
+                   a.svg_path = v;
+                 }});
     return f;
   }();
   return flags;
@@ -403,7 +418,9 @@ std::string usage_text(const std::string& topic) {
         << "\nexamples:\n"
            "  sortlab trace --stage 1 --n 8 --bits 3\n"
            "  sortlab trace --stage 3 --n 16 --bits 4 --radix-bits 2\n"
-           "  sortlab trace --stage 2 --keys 12,3,6,9,15,8,5,10 --bits 4 --cpu\n";
+           "  sortlab trace --stage 2 --keys 12,3,6,9,15,8,5,10 --bits 4 --cpu\n"
+           "  sortlab trace --stage 4 --n 16 --bits 4 --radix-bits 2 --keys-per-thread 2 "
+           "--tile 4 --cpu\n";
   } else if (topic == "stages") {
     out << "usage: sortlab stages\n\n"
            "Lists the stages: number, name, what each changes, where it lives and the tuning\n"

@@ -116,6 +116,10 @@ struct TraceArgs {
   std::uint64_t seed = 1;                              ///< --seed S for the generator
   Tuning tuning;                                       ///< --radix-bits, --keys-per-thread
   bool force_cpu = false;                              ///< --cpu: use the CPU model even on a GPU
+  /// --tile N: keys per block tile of the CPU model (stages 02-04), instead of the GPU's tile.
+  std::optional<long long> tile_items;
+  /// --svg FILE: also draw the first pass as an SVG figure into this file.
+  std::optional<std::string> svg_path;
   /// --keys 5,3,7,...: trace these keys instead of generated ones (then --n is their count).
   std::optional<std::vector<std::string>> keys;
 };

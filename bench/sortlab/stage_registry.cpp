@@ -83,6 +83,8 @@ std::string list_values(const int* first, const int* last) {
 /// Defaults for a stage without tuning knobs and with a trace of 1-bit passes.
 struct NoTuning {
   static constexpr bool kHasTrace = true;
+  /// Whether the adapter has trace_model_tiled (a CPU model with a chosen tile size).
+  static constexpr bool kHasTileTrace = false;
   static OptionInfo radix_bits() { return {}; }
   static OptionInfo keys_per_thread() { return {}; }
   static void validate(const Tuning&) {}
@@ -144,6 +146,12 @@ struct Stage02 : NoTuning {
                                      bool descending) {
     return tiled_pass<Key>(stage02::model_pass(keys, bit, descending), bit, 1);
   }
+  static constexpr bool kHasTileTrace = true;
+  template <typename Key>
+  static PassArrays<Key> trace_model_tiled(const std::vector<Key>& keys, int bit, int,
+                                           const Tuning&, bool descending, std::size_t tile) {
+    return tiled_pass<Key>(stage02::model_pass_with_tile(keys, bit, descending, tile), bit, 1);
+  }
 };
 
 /// Stage 03: r-bit digits. The trace narrows the last pass by passing its width as r.
@@ -185,6 +193,15 @@ struct Stage03 : NoTuning {
         stage03::model_pass(keys, first_bit, pass_config(tuning, num_bits), descending), first_bit,
         num_bits);
   }
+  static constexpr bool kHasTileTrace = true;
+  template <typename Key>
+  static PassArrays<Key> trace_model_tiled(const std::vector<Key>& keys, int first_bit,
+                                           int num_bits, const Tuning& tuning, bool descending,
+                                           std::size_t tile) {
+    return tiled_pass<Key>(stage03::model_pass_with_tile(
+                               keys, first_bit, pass_config(tuning, num_bits), descending, tile),
+                           first_bit, num_bits);
+  }
 };
 
 /// Stage 04: r-bit digits and k keys per thread.
@@ -218,19 +235,36 @@ struct Stage04 : NoTuning {
     narrowed.radix_bits = num_bits;
     return narrowed;
   }
+  /// A stage 04 pass as the trace shows it: the tiled arrays and the keys each thread owns.
+  template <typename Key>
+  static PassArrays<Key> coarsened(stage04::PassTrace<Key>&& trace, int first_bit, int num_bits,
+                                   const Tuning& tuning) {
+    PassArrays<Key> pass = tiled_pass<Key>(std::move(trace), first_bit, num_bits);
+    pass.keys_per_thread = config(tuning).keys_per_thread;
+    return pass;
+  }
   template <typename Key>
   static PassArrays<Key> trace_gpu(const std::vector<Key>& keys, int first_bit, int num_bits,
                                    const Tuning& tuning, bool descending) {
-    return tiled_pass<Key>(
+    return coarsened<Key>(
         stage04::trace_pass(keys, first_bit, pass_config(tuning, num_bits), descending), first_bit,
-        num_bits);
+        num_bits, tuning);
   }
   template <typename Key>
   static PassArrays<Key> trace_model(const std::vector<Key>& keys, int first_bit, int num_bits,
                                      const Tuning& tuning, bool descending) {
-    return tiled_pass<Key>(
+    return coarsened<Key>(
         stage04::model_pass(keys, first_bit, pass_config(tuning, num_bits), descending), first_bit,
-        num_bits);
+        num_bits, tuning);
+  }
+  static constexpr bool kHasTileTrace = true;
+  template <typename Key>
+  static PassArrays<Key> trace_model_tiled(const std::vector<Key>& keys, int first_bit,
+                                           int num_bits, const Tuning& tuning, bool descending,
+                                           std::size_t tile) {
+    return coarsened<Key>(stage04::model_pass_with_tile(
+                              keys, first_bit, pass_config(tuning, num_bits), descending, tile),
+                          first_bit, num_bits, tuning);
   }
 };
 
@@ -300,6 +334,8 @@ StageFunctions<Key> functions_of() {
     functions.trace_gpu = &Adapter::template trace_gpu<Key>;
     functions.trace_model = &Adapter::template trace_model<Key>;
   }
+  if constexpr (Adapter::kHasTileTrace)
+    functions.trace_model_tiled = &Adapter::template trace_model_tiled<Key>;
   return functions;
 }
 

@@ -30,6 +30,9 @@ struct PassArrays {
   int num_blocks = 0;          ///< tiled: blocks (tiles) in the pass
   int num_buckets = 0;         ///< tiled: buckets (2^num_bits)
   std::size_t tile_items = 0;  ///< tiled: keys per block tile
+  /// Tiled, coarsened stages (04): keys each thread owns in the local split, so that thread t of
+  /// a block splits tile positions t * K .. t * K + K - 1 (0 for a stage without the knob).
+  int keys_per_thread = 0;
   /// Tiled: every tile after the local split, tile b at [b * tile_items, ...).
   std::vector<Key> local_sorted;
   /// Tiled: the block bucket table, count of digit d in block b at d * num_blocks + b.
@@ -55,6 +58,13 @@ template <typename Key>
 using TraceFunction = PassArrays<Key> (*)(const std::vector<Key>& keys, int first_bit, int num_bits,
                                           const Tuning& tuning, bool descending);
 
+/// One pass of a tiled stage's CPU model with a tile of \p tile_items keys instead of the GPU's
+/// (`sortlab trace --tile`), so that a few keys fill several blocks.
+template <typename Key>
+using TiledTraceFunction = PassArrays<Key> (*)(const std::vector<Key>& keys, int first_bit,
+                                               int num_bits, const Tuning& tuning, bool descending,
+                                               std::size_t tile_items);
+
 /// What a stage can do for one key type. Trace functions are null for a stage without a trace.
 /// \tparam Key the key type
 template <typename Key>
@@ -62,6 +72,8 @@ struct StageFunctions {
   SortFunction<Key> sort = nullptr;          ///< the device sort
   TraceFunction<Key> trace_gpu = nullptr;    ///< the stage's trace_pass (runs on the GPU)
   TraceFunction<Key> trace_model = nullptr;  ///< the stage's model_pass (runs on the CPU)
+  /// The stage's model_pass_with_tile (CPU); null for a stage whose model has no tile to choose.
+  TiledTraceFunction<Key> trace_model_tiled = nullptr;
 };
 
 /// A tuning option as a stage accepts it.
@@ -94,6 +106,9 @@ struct StageEntry {
 
   /// True when the stage can trace a pass (every stage but CUB).
   bool has_trace() const noexcept { return u32.trace_model != nullptr; }
+
+  /// True when the stage's CPU-model trace takes a tile size (`sortlab trace --tile`).
+  bool has_tile_trace() const noexcept { return u32.trace_model_tiled != nullptr; }
 
   /// The functions for key type Key.
   template <typename Key>

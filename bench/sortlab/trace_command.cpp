@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <fstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "bench/sortlab/stage_registry.hpp"
 #include "bench/sortlab/trace_print.hpp"
+#include "bench/sortlab/trace_svg.hpp"
 #include "common/distributions.hpp"
 #include "common/gpu_detect.hpp"
 #include "common/key_traits.hpp"
@@ -108,7 +110,7 @@ std::pair<int, int> traced_bits(const std::vector<Key>& keys, int bits, bool des
 }
 
 /// How each kind of pass computes a destination, printed once above the passes.
-void print_legend(std::ostream& out, bool tiled) {
+void print_legend(std::ostream& out, bool tiled, int keys_per_thread) {
   if (!tiled) {
     out << "destination = index - ones before   (keys whose bit is 0)\n"
            "            = zeros + ones before   (keys whose bit is 1; zeros = n - total ones)\n";
@@ -116,6 +118,98 @@ void print_legend(std::ostream& out, bool tiled) {
     out << "destination = scanned table[digit, block]   (where the block's keys of a digit start)\n"
            "            + the key's rank among its block's keys of that digit\n";
   }
+  if (keys_per_thread > 0)
+    out << "thread      = which thread of its block splits the key's tile position (thread t owns\n"
+           "              positions t*K .. t*K+K-1, K = "
+        << keys_per_thread << " keys per thread)\n";
+}
+
+/// The stages whose CPU-model trace takes --tile, for messages ("02, 03, 04").
+std::string stages_with_tile_trace() {
+  std::string stages;
+  for (const StageEntry& entry : stage_registry())
+    if (entry.has_tile_trace())
+      stages += std::string(stages.empty() ? "" : ", ") + (entry.number < 10 ? "0" : "") +
+                std::to_string(entry.number);
+  return stages;
+}
+
+/// Checks --tile against the stage and the path the trace takes; throws UsageError saying what
+/// to change. A coarsened stage (one with --keys-per-thread) splits a tile among threads of K
+/// keys each, so its tile must be a multiple of K.
+void check_tile(const StageEntry& entry, const TraceArgs& args, bool use_gpu) {
+  if (!args.tile_items) return;
+  const long long tile = *args.tile_items;
+  if (!entry.has_tile_trace())
+    throw UsageError("--tile: " + stage_label(entry) +
+                         " has no tile size to choose in its trace (stages whose CPU model takes "
+                         "--tile: " +
+                         stages_with_tile_trace() + ")",
+                     "trace");
+  if (tile < 1)
+    throw UsageError("--tile: " + std::to_string(tile) +
+                         " keys per tile; a tile holds at least 1 key (e.g. --tile 4)",
+                     "trace");
+  if (tile > static_cast<long long>(kMaxTraceCount))
+    throw UsageError("--tile: " + std::to_string(tile) +
+                         " keys per tile is more than a trace has "
+                         "keys (at most " +
+                         std::to_string(kMaxTraceCount) + ")",
+                     "trace");
+  if (use_gpu)
+    throw UsageError(
+        "--tile sets the tile of the stage's CPU model; the GPU kernels' tile is "
+        "fixed when they are compiled. Add --cpu to trace the model with " +
+            std::to_string(tile) + "-key tiles",
+        "trace");
+  if (entry.keys_per_thread.accepted) {
+    const int k = args.tuning.keys_per_thread.value_or(entry.keys_per_thread.default_value);
+    if (tile % k != 0) {
+      std::string smaller;
+      for (int other = 1; other < k; other *= 2)
+        if (tile % other == 0) smaller += (smaller.empty() ? "" : ", ") + std::to_string(other);
+      throw UsageError("--tile " + std::to_string(tile) + ": " + stage_label(entry) +
+                           " gives each thread of a block keys_per_thread = " + std::to_string(k) +
+                           " keys, so a tile (threads x " + std::to_string(k) +
+                           " keys) must be a multiple of " + std::to_string(k) + ": give --tile " +
+                           std::to_string(k) + ", " + std::to_string(2 * k) + ", ..." +
+                           (smaller.empty() ? std::string() : " or --keys-per-thread " + smaller),
+                       "trace");
+    }
+  }
+}
+
+/// Writes the figure of \p pass (pass 1 of \p num_passes) to \p path; throws Error when the
+/// file cannot be written.
+template <typename Key>
+void write_figure(const std::string& path, const StageEntry& entry, int num_passes, int key_bits,
+                  const std::vector<Key>& keys_in, const PassArrays<Key>& pass) {
+  FigureText text;
+  text.title = stage_label(entry) + ", pass 1 of " + std::to_string(num_passes) + ": ";
+  if (pass.num_bits == 1)
+    text.title += "bit " + std::to_string(pass.first_bit);
+  else
+    text.title += "digit = bits [" + std::to_string(pass.first_bit) + ", " +
+                  std::to_string(pass.first_bit + pass.num_bits) + ")";
+  if (pass.tiled) {
+    text.title += ", " + std::to_string(keys_in.size()) + " keys in " +
+                  std::to_string(pass.num_blocks) + (pass.num_blocks == 1 ? " block" : " blocks") +
+                  " of " + std::to_string(pass.tile_items);
+    if (pass.keys_per_thread > 0)
+      text.title +=
+          " (" + std::to_string(pass.tile_items / static_cast<std::size_t>(pass.keys_per_thread)) +
+          " threads x " + std::to_string(pass.keys_per_thread) + " keys)";
+    text.subtitle =
+        "destination = scan of the bucket table at (digit, block) + rank in the block's digit run";
+  } else {
+    text.subtitle = "destination = index - ones before (bit 0), or zeros + ones before (bit 1)";
+  }
+  text.key_bits = key_bits;
+  std::ofstream file(path, std::ios::binary);
+  if (!file) throw Error("--svg: cannot write '" + path + "'");
+  write_pass_svg(file, text, keys_in, pass);
+  file.close();
+  if (!file) throw Error("--svg: writing '" + path + "' failed");
 }
 
 template <typename Key>
@@ -123,6 +217,11 @@ int trace_typed(const StageEntry& entry, const TraceArgs& args, std::ostream& ou
                 bool gpu_present) {
   const std::vector<Key> input = args.keys ? given_keys<Key>(args) : generated_keys<Key>(args);
   const bool use_gpu = gpu_present && !args.force_cpu;
+  check_tile(entry, args, use_gpu);
+  if (args.svg_path && input.size() > kMaxFigureKeys)
+    throw UsageError("--svg draws at most " + std::to_string(kMaxFigureKeys) + " keys (got " +
+                         std::to_string(input.size()) + "); give fewer with --n or --keys",
+                     "trace");
   if (use_gpu)
     out << "running on the GPU: " << gpu_description() << '\n';
   else if (gpu_present)
@@ -134,11 +233,24 @@ int trace_typed(const StageEntry& entry, const TraceArgs& args, std::ostream& ou
   const int digit_bits = entry.digit_bits(args.tuning);
   const int num_passes = (high_bit - low_bit + digit_bits - 1) / digit_bits;
   const StageFunctions<Key>& functions = entry.functions<Key>();
-  const TraceFunction<Key> trace = use_gpu ? functions.trace_gpu : functions.trace_model;
+  const TraceFunction<Key> untiled_trace = use_gpu ? functions.trace_gpu : functions.trace_model;
+  // With --tile the model runs with the student's tile; check_tile allowed it for the model only.
+  auto trace = [&](const std::vector<Key>& keys, int bit, int width) {
+    if (args.tile_items)
+      return functions.trace_model_tiled(keys, bit, width, args.tuning, args.descending,
+                                         static_cast<std::size_t>(*args.tile_items));
+    return untiled_trace(keys, bit, width, args.tuning, args.descending);
+  };
 
   out << stage_label(entry) << ": " << summary_for_trace(entry.summary) << '\n';
   const std::string tuning = tuning_text(entry, args.tuning);
-  if (!tuning.empty()) out << "config: " << tuning << '\n';
+  if (!tuning.empty() || args.tile_items)
+    out << "config: " << tuning
+        << (args.tile_items ? std::string(tuning.empty() ? "" : " ") +
+                                  "tile=" + std::to_string(*args.tile_items) +
+                                  " (the CPU model's tile; the GPU's is fixed)"
+                            : std::string())
+        << '\n';
   out << input.size() << ' ' << to_string(args.type) << " keys of " << args.bits << " bits ("
       << (args.keys ? std::string("given with --keys")
                     : to_string(args.distribution) + ", seed " + std::to_string(args.seed))
@@ -155,9 +267,9 @@ int trace_typed(const StageEntry& entry, const TraceArgs& args, std::ostream& ou
   int pass_number = 0;
   for (int bit = low_bit; bit < high_bit; bit += digit_bits) {
     const int width = std::min(digit_bits, high_bit - bit);
-    const PassArrays<Key> pass = trace(keys, bit, width, args.tuning, args.descending);
+    const PassArrays<Key> pass = trace(keys, bit, width);
     if (++pass_number == 1) {
-      print_legend(out, pass.tiled);
+      print_legend(out, pass.tiled, pass.keys_per_thread);
       out << '\n';
     }
     out << "pass " << pass_number << " of " << num_passes << ": ";
@@ -168,14 +280,20 @@ int trace_typed(const StageEntry& entry, const TraceArgs& args, std::ostream& ou
     if (pass.tiled)
       out << ", " << pass.num_buckets << " buckets, " << pass.num_blocks
           << (pass.num_blocks == 1 ? " block" : " blocks") << " of " << pass.tile_items << " keys";
+    if (pass.tiled && pass.keys_per_thread > 0)
+      out << " (" << pass.tile_items / static_cast<std::size_t>(pass.keys_per_thread)
+          << " threads x " << pass.keys_per_thread << " keys)";
     out << '\n';
     print_pass(out, layout, keys, pass);
     out << '\n';
+    if (pass_number == 1 && args.svg_path)
+      write_figure(*args.svg_path, entry, num_passes, layout.binary_bits, keys, pass);
     keys = pass.keys_out;
   }
 
   const VerifyResult check =
       verify_sorted_keys(input, keys, SortOptions{0, kAllBits, args.descending});
+  if (args.svg_path) out << "figure of pass 1: " << *args.svg_path << '\n';
   if (check.ok) {
     out << "result: sorted (" << (args.descending ? "descending" : "ascending")
         << ", same keys as the input)\n";

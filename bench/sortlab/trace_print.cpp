@@ -52,16 +52,23 @@ void print_grid(std::ostream& out, const std::string& title,
   for (int b = 0; b < num_blocks; ++b)
     width = std::max(width, ("block " + std::to_string(b)).size());
   for (std::uint32_t value : table) width = std::max(width, std::to_string(value).size());
-  const std::size_t label_width = kTraceLabelWidth + 2;
-  std::string header = "    " + pad_right("", label_width - 4);
-  for (int b = 0; b < num_blocks; ++b)
-    header += ' ' + pad_left("block " + std::to_string(b), width);
-  out << header << '\n';
+  std::vector<std::string> labels;
   for (int d = 0; d < num_buckets; ++d) {
     std::string label = "digit " + std::to_string(d);
     if (binary && digit_bits > 1)
       label += " (" + to_binary(static_cast<std::uint32_t>(d), digit_bits) + ")";
-    std::string line = "    " + pad_right(label, label_width - 4);
+    labels.push_back(label);
+  }
+  // The label column is as wide as the widest label, at least the rows' label column: with 10
+  // or more buckets "digit 10 (1010)" is longer than "digit 9 (1001)", and a fixed width would
+  // push those rows' counts one column right of the header's blocks.
+  std::size_t label_width = kTraceLabelWidth + 2 - 4;
+  for (const std::string& label : labels) label_width = std::max(label_width, label.size());
+  out << "    " << pad_right("", label_width);
+  for (int b = 0; b < num_blocks; ++b) out << ' ' << pad_left("block " + std::to_string(b), width);
+  out << '\n';
+  for (int d = 0; d < num_buckets; ++d) {
+    std::string line = "    " + pad_right(labels[static_cast<std::size_t>(d)], label_width);
     for (int b = 0; b < num_blocks; ++b)
       line += ' ' +
               pad_left(std::to_string(table[static_cast<std::size_t>(d) * num_blocks + b]), width);
@@ -114,6 +121,13 @@ void print_pass(std::ostream& out, const TraceLayout& layout, const std::vector<
     std::vector<std::size_t> block(n);
     for (std::size_t i = 0; i < n; ++i) block[i] = i / pass.tile_items;
     print_row(out, layout, "block", numbers(block));
+  }
+  if (pass.tiled && pass.keys_per_thread > 0) {
+    // Thread t of a block splits tile positions t*K .. t*K+K-1 (the coarsened local split).
+    std::vector<std::size_t> thread(n);
+    for (std::size_t i = 0; i < n; ++i)
+      thread[i] = i % pass.tile_items / static_cast<std::size_t>(pass.keys_per_thread);
+    print_row(out, layout, "thread", numbers(thread));
   }
   print_keys(out, layout, "keys in", keys_in);
   print_row(out, layout, pass.num_bits == 1 && !pass.tiled ? "bits" : "digits",

@@ -16,22 +16,25 @@
 
 namespace sortlab::stage03 {
 
-/// One pass of the multi-bit radix sort on the CPU. Same arguments and result as trace_pass:
-/// digit bits [first_bit, first_bit + w) with w = min(r, key bits - first_bit).
+/// One pass of the multi-bit radix sort on the CPU for any tile size, digit bits
+/// [first_bit, first_bit + w) with w = min(r, key bits - first_bit). The GPU's tile is fixed
+/// (kTileItems); a smaller tile lets a hand-worked example show several blocks in a few keys.
 /// \param keys input keys
 /// \param first_bit lowest bit of the digit, 0 to key bits - 1
 /// \param config digit width r
 /// \param descending sort by the complemented digit
+/// \param tile_items keys per block tile (at least 1)
 /// \return every array of the pass, as trace_pass returns them
 template <typename Key>
-PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Config& config = {},
-                          bool descending = false) {
+PassTrace<Key> model_pass_with_tile(const std::vector<Key>& keys, int first_bit,
+                                    const Config& config, bool descending, std::size_t tile_items) {
   validate_config(config);
   require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits,
           "model_pass: first_bit out of range");
+  require(tile_items > 0, "model_pass_with_tile: tile_items must be positive");
   const int num_bits = std::min(config.radix_bits, KeyTraits<Key>::kNumBits - first_bit);
   const std::size_t n = keys.size();
-  const std::size_t tile = kTileItems;
+  const std::size_t tile = tile_items;
   const std::size_t num_blocks = (n + tile - 1) / tile;
   const std::size_t num_buckets = std::size_t{1} << num_bits;
 
@@ -99,6 +102,20 @@ PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Con
   }
   // lab:end
   return trace;
+}
+
+/// One pass of the multi-bit radix sort on the CPU with the GPU's tile (kTileItems keys). Same
+/// arguments and result as trace_pass: digit bits [first_bit, first_bit + w) with
+/// w = min(r, key bits - first_bit).
+/// \param keys input keys
+/// \param first_bit lowest bit of the digit, 0 to key bits - 1
+/// \param config digit width r
+/// \param descending sort by the complemented digit
+/// \return every array of the pass, as trace_pass returns them
+template <typename Key>
+PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Config& config = {},
+                          bool descending = false) {
+  return model_pass_with_tile(keys, first_bit, config, descending, kTileItems);
 }
 
 /// The whole sort on the CPU: model_pass for every digit of [begin_bit, end_bit), the last one

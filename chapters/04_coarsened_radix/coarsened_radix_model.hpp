@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "chapters/04_coarsened_radix/coarsened_radix.hpp"
@@ -18,21 +19,29 @@
 
 namespace sortlab::stage04 {
 
-/// One pass of the coarsened multi-bit radix sort on the CPU, digit bits
-/// [first_bit, first_bit + w) with w = min(r, key bits - first_bit).
+/// One pass of the coarsened multi-bit radix sort on the CPU for a tile of any number of threads,
+/// digit bits [first_bit, first_bit + w) with w = min(r, key bits - first_bit). The GPU's tile is
+/// kThreadsPerBlock * K keys; a tile of a few threads lets a hand-worked example show several
+/// blocks, and the K keys of each thread, in a few keys.
 /// \param keys input keys
 /// \param first_bit lowest bit of the digit, 0 to key bits - 1
-/// \param config digit width r and keys per thread K (the tile is 256 * K keys)
+/// \param config digit width r and keys per thread K
 /// \param descending sort by the complemented digit
+/// \param tile_items keys per block tile: threads per block * K, so a positive multiple of K
+/// \return every array of the pass, as trace_pass returns them
 template <typename Key>
-PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Config& config = {},
-                          bool descending = false) {
+PassTrace<Key> model_pass_with_tile(const std::vector<Key>& keys, int first_bit,
+                                    const Config& config, bool descending, std::size_t tile_items) {
   validate_config(config);
   require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits,
           "model_pass: first_bit out of range");
+  require(tile_items > 0 && tile_items % static_cast<std::size_t>(config.keys_per_thread) == 0,
+          "model_pass_with_tile: tile_items = " + std::to_string(tile_items) +
+              " is not a positive multiple of keys_per_thread = " +
+              std::to_string(config.keys_per_thread));
   const int num_bits = std::min(config.radix_bits, KeyTraits<Key>::kNumBits - first_bit);
   const std::size_t n = keys.size();
-  const std::size_t tile = tile_items(config);
+  const std::size_t tile = tile_items;
   const std::size_t num_blocks = (n + tile - 1) / tile;
   const std::size_t num_buckets = std::size_t{1} << num_bits;
 
@@ -115,6 +124,20 @@ PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Con
   }
   // lab:end
   return trace;
+}
+
+/// One pass of the coarsened multi-bit radix sort on the CPU with the GPU's tile
+/// (kThreadsPerBlock * K keys), digit bits [first_bit, first_bit + w) with
+/// w = min(r, key bits - first_bit).
+/// \param keys input keys
+/// \param first_bit lowest bit of the digit, 0 to key bits - 1
+/// \param config digit width r and keys per thread K (the tile is 256 * K keys)
+/// \param descending sort by the complemented digit
+/// \return every array of the pass, as trace_pass returns them
+template <typename Key>
+PassTrace<Key> model_pass(const std::vector<Key>& keys, int first_bit, const Config& config = {},
+                          bool descending = false) {
+  return model_pass_with_tile(keys, first_bit, config, descending, tile_items(config));
 }
 
 /// The whole sort on the CPU: model_pass for every r-bit digit of [begin_bit, end_bit), the last

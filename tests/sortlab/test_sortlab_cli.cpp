@@ -4,6 +4,7 @@
 /// Tests named ...OnTheGpu run only where there is a GPU (skipped otherwise).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "bench/sortlab/cli_args.hpp"
 #include "bench/sortlab/stage_registry.hpp"
 #include "chapters/02_coalesced_sort/coalesced_sort.hpp"
+#include "chapters/03_multibit_radix/multibit_radix_model.hpp"
+#include "chapters/04_coarsened_radix/coarsened_radix_model.hpp"
 #include "common/distributions.hpp"
 #include "common/gpu_detect.hpp"
 
@@ -175,8 +178,9 @@ TEST(SortlabArgs, RunDefaults) {
 
 TEST(SortlabArgs, TraceParsesEveryFlag) {
   const Command command = parse_command_line(
-      words({"trace", "--stage", "3", "--n", "2^5", "--bits", "6", "--type", "i32", "--seed", "7",
-             "--dist", "few", "--descending", "--radix-bits", "2", "--cpu"}));
+      words({"trace",        "--stage", "3",      "--n",    "2^5",    "--bits", "6",
+             "--type",       "i32",     "--seed", "7",      "--dist", "few",    "--descending",
+             "--radix-bits", "2",       "--cpu",  "--tile", "4",      "--svg",  "pass.svg"}));
   ASSERT_EQ(command.kind, CommandKind::kTrace);
   const auto& trace = command.trace;
   EXPECT_EQ(trace.stage, 3);
@@ -188,6 +192,8 @@ TEST(SortlabArgs, TraceParsesEveryFlag) {
   EXPECT_TRUE(trace.descending);
   EXPECT_EQ(trace.tuning.radix_bits, 2);
   EXPECT_TRUE(trace.force_cpu);
+  EXPECT_EQ(trace.tile_items, 4);
+  EXPECT_EQ(trace.svg_path, "pass.svg");
   const Command given = parse_command_line(words({"trace", "--stage", "1", "--keys", "3,1,2"}));
   ASSERT_TRUE(given.trace.keys.has_value());
   EXPECT_EQ(*given.trace.keys, words({"3", "1", "2"}));
@@ -560,6 +566,241 @@ TEST(SortlabTrace, Stage04NarrowLastPass) {
   EXPECT_NE(result.out.find("pass 2 of 2: bit 3, 2 buckets, 1 block of 256 keys"),
             std::string::npos);
   EXPECT_EQ(row(result.out, "keys after", 1), words({"3", "5", "6", "8", "9", "10", "12", "15"}));
+}
+
+// ---- sortlab trace --tile: the CPU model with small tiles ------------------------------------
+
+// A permutation of 0..15 whose 4-key blocks differ: block 0 has two odd keys, blocks 1 and 2
+// three, block 3 none (the figures of stages 02-04 use it too).
+const char* const kTileKeys = "12,3,6,9,15,8,5,11,1,14,7,13,10,0,2,4";
+
+TEST(SortlabTraceTile, Stage02FourBlocksOfFourByHand) {
+  const CliResult result =
+      cli(words({"trace", "--stage", "2", "--keys", kTileKeys, "--bits", "4", "--tile", "4"}));
+  ASSERT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.out.find("config: tile=4 (the CPU model's tile; the GPU's is fixed)\n"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("pass 1 of 4: bit 0, 2 buckets, 4 blocks of 4 keys\n"),
+            std::string::npos)
+      << result.out;
+  EXPECT_EQ(row(result.out, "block"), words({"0", "0", "0", "0", "1", "1", "1", "1", "2", "2", "2",
+                                             "2", "3", "3", "3", "3"}));
+  EXPECT_EQ(row(result.out, "digits"), words({"0", "1", "0", "1", "1", "0", "1", "1", "1", "0", "1",
+                                              "1", "0", "0", "0", "0"}));
+  EXPECT_EQ(row(result.out, "local sort b1"), words({"8", "15", "5", "11"}));
+  EXPECT_EQ(row(result.out, "local sort b3"), words({"10", "0", "2", "4"}));
+  using Grid = std::vector<std::vector<std::string>>;
+  // Zeros and ones of each block, then the row-major scan: the zeros of every block first.
+  EXPECT_EQ(grid(result.out, "block bucket table"),
+            (Grid{{"2", "1", "1", "4"}, {"2", "3", "3", "0"}}));
+  EXPECT_EQ(grid(result.out, "scanned table"),
+            (Grid{{"0", "2", "3", "4"}, {"8", "10", "13", "16"}}));
+  EXPECT_EQ(row(result.out, "destinations"), words({"0", "8", "1", "9", "10", "2", "11", "12", "13",
+                                                    "3", "14", "15", "4", "5", "6", "7"}));
+  EXPECT_EQ(row(result.out, "keys after", 3), words({"0", "1", "2", "3", "4", "5", "6", "7", "8",
+                                                     "9", "10", "11", "12", "13", "14", "15"}));
+}
+
+// Coarsening on a small scale: stage 03 with 4-key tiles has 4 blocks of 4 threads x 1 key;
+// stage 04 with 2 keys per thread and the same 4 threads has 8-key tiles: half the blocks, half
+// the table's columns, and the arrays of stage 03 with 8-key tiles.
+TEST(SortlabTraceTile, Stage04ShowsItsThreadsAndHalvesTheTable) {
+  const CliResult stage03 = cli(words({"trace", "--stage", "3", "--keys", kTileKeys, "--bits", "4",
+                                       "--radix-bits", "2", "--tile", "4"}));
+  ASSERT_EQ(stage03.code, 0) << stage03.err;
+  EXPECT_NE(stage03.out.find("4 buckets, 4 blocks of 4 keys\n"), std::string::npos);
+  EXPECT_EQ(grid(stage03.out, "block bucket table")[0].size(), 4u);
+
+  const CliResult stage04 =
+      cli(words({"trace", "--stage", "4", "--keys", kTileKeys, "--bits", "4", "--radix-bits", "2",
+                 "--keys-per-thread", "2", "--tile", "8"}));
+  ASSERT_EQ(stage04.code, 0) << stage04.err;
+  EXPECT_NE(stage04.out.find("pass 1 of 2: digit = bits [0, 2), 4 buckets, 2 blocks of 8 keys "
+                             "(4 threads x 2 keys)\n"),
+            std::string::npos)
+      << stage04.out;
+  EXPECT_EQ(row(stage04.out, "thread"), words({"0", "0", "1", "1", "2", "2", "3", "3", "0", "0",
+                                               "1", "1", "2", "2", "3", "3"}));
+  using Grid = std::vector<std::vector<std::string>>;
+  // Digits of bits [0, 2): 0 3 2 1 3 0 1 3 | 1 2 3 1 2 0 2 0.
+  EXPECT_EQ(grid(stage04.out, "block bucket table"),
+            (Grid{{"2", "2"}, {"2", "2"}, {"1", "3"}, {"3", "1"}}));
+
+  const CliResult stage03_wide = cli(words({"trace", "--stage", "3", "--keys", kTileKeys, "--bits",
+                                            "4", "--radix-bits", "2", "--tile", "8"}));
+  ASSERT_EQ(stage03_wide.code, 0) << stage03_wide.err;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const char* label : {"digits", "local sort b0", "local sort b1", "destinations"})
+      EXPECT_EQ(row(stage04.out, label, pass), row(stage03_wide.out, label, pass))
+          << label << ", pass " << pass + 1;
+    EXPECT_EQ(grid(stage04.out, "scanned table", pass),
+              grid(stage03_wide.out, "scanned table", pass));
+  }
+}
+
+TEST(SortlabTraceTile, EveryTileSortsAndCountsItsBlocks) {
+  for (const char* stage : {"2", "3", "4"}) {
+    for (int tile = 1; tile <= 40; ++tile) {
+      std::vector<std::string> args = {
+          "trace", "--stage", stage, "--n", "37", "--bits", "5", "--tile", std::to_string(tile)};
+      if (std::string(stage) == "4") args.insert(args.end(), {"--keys-per-thread", "1"});
+      const CliResult result = cli(args);
+      ASSERT_EQ(result.code, 0) << "stage " << stage << " tile " << tile << "\n" << result.err;
+      const int blocks = (37 + tile - 1) / tile;
+      EXPECT_NE(
+          result.out.find(std::to_string(blocks) + (blocks == 1 ? " block of " : " blocks of ") +
+                          std::to_string(tile) + " keys"),
+          std::string::npos)
+          << "stage " << stage << " tile " << tile;
+      EXPECT_NE(result.out.find("result: sorted"), std::string::npos);
+    }
+  }
+}
+
+TEST(SortlabTraceTile, BadTilesAreRefusedWithWhatToDo) {
+  auto refused = [](const std::vector<std::string>& args, const std::string& message,
+                    bool gpu = false) {
+    const CliResult result = cli(args, gpu);
+    EXPECT_EQ(result.code, 2) << result.out;
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+    EXPECT_EQ(result.out, "") << "nothing is traced before the error";
+  };
+  refused(words({"trace", "--stage", "2", "--tile", "0"}),
+          "--tile: 0 keys per tile; a tile holds at least 1 key");
+  refused(words({"trace", "--stage", "3", "--tile", "-4"}),
+          "--tile: -4 keys per tile; a tile holds at least 1 key");
+  refused(words({"trace", "--stage", "3", "--tile", "5000"}), "at most 4096");
+  refused(words({"trace", "--stage", "2", "--tile", "four"}), "--tile: 'four' is not an integer");
+  refused(words({"trace", "--stage", "1", "--tile", "4"}),
+          "--tile: stage 01 (scan_sort) has no tile size to choose in its trace (stages whose "
+          "CPU model takes --tile: 02, 03, 04)");
+  refused(words({"trace", "--stage", "5", "--tile", "4"}), "stage 05 (packed_rank) has no tile");
+  refused(words({"trace", "--stage", "2", "--tile", "4"}), "Add --cpu to trace the model", true);
+  refused(words({"trace", "--stage", "4", "--tile", "6", "--keys-per-thread", "4"}),
+          "--tile 6: stage 04 (coarsened_radix) gives each thread of a block keys_per_thread = 4 "
+          "keys, so a tile (threads x 4 keys) must be a multiple of 4: give --tile 4, 8, ... or "
+          "--keys-per-thread 1, 2");
+  // The default K = 8 does not divide 4: the message offers the K that do.
+  refused(words({"trace", "--stage", "4", "--tile", "4"}), "or --keys-per-thread 1, 2, 4");
+  // With a GPU, --cpu makes --tile valid.
+  EXPECT_EQ(cli(words({"trace", "--stage", "2", "--n", "8", "--tile", "4", "--cpu"}), true).code,
+            0);
+}
+
+TEST(SortlabTraceTile, ModelWithTheGpuTileIsTheModelPass) {
+  std::vector<std::uint32_t> keys;
+  for (std::uint32_t i = 0; i < 600; ++i) keys.push_back((i * 2654435761u) >> 20);
+  sortlab::stage03::Config config03;
+  config03.radix_bits = 3;
+  const auto plain03 = sortlab::stage03::model_pass(keys, 3, config03);
+  const auto tiled03 = sortlab::stage03::model_pass_with_tile(keys, 3, config03, false,
+                                                              sortlab::stage03::kTileItems);
+  EXPECT_EQ(plain03.destinations, tiled03.destinations);
+  EXPECT_EQ(plain03.scanned_table, tiled03.scanned_table);
+  sortlab::stage04::Config config04;
+  config04.keys_per_thread = 2;
+  const auto plain04 = sortlab::stage04::model_pass(keys, 4, config04);
+  const auto tiled04 =
+      sortlab::stage04::model_pass_with_tile(keys, 4, config04, false, 512);  // 256 x 2
+  EXPECT_EQ(plain04.destinations, tiled04.destinations);
+  EXPECT_EQ(plain04.block_bucket_table, tiled04.block_bucket_table);
+  EXPECT_THROW(sortlab::stage04::model_pass_with_tile(keys, 4, config04, false, 7), sortlab::Error);
+  EXPECT_THROW(sortlab::stage03::model_pass_with_tile(keys, 4, config03, false, 0), sortlab::Error);
+}
+
+// Grids with 10 or more buckets: "digit 10 (1010)" is wider than "digit 9 (1001)", and every
+// row's counts must still end under its block's header.
+TEST(SortlabTraceTile, GridColumnsStayAlignedAtTwoDigitRows) {
+  for (const char* radix_bits : {"4", "5"}) {
+    const CliResult result = cli(words({"trace", "--stage", "3", "--keys", kTileKeys, "--bits", "5",
+                                        "--radix-bits", radix_bits, "--tile", "4"}));
+    ASSERT_EQ(result.code, 0) << result.err;
+    std::istringstream lines(result.out);
+    std::size_t header_width = 0;
+    int rows_checked = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("block 0") != std::string::npos && line.find("digit") == std::string::npos)
+        header_width = line.size();
+      else if (line.rfind("    digit ", 0) == 0) {
+        EXPECT_EQ(line.size(), header_width) << "r = " << radix_bits << ": '" << line << "'";
+        ++rows_checked;
+      }
+    }
+    EXPECT_GE(rows_checked, 16);
+  }
+}
+
+// ---- sortlab trace --svg: the figure of the first pass ---------------------------------------
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+TEST(SortlabTraceSvg, DrawsEveryKeyTheTablesAndOneArrowPerKey) {
+  const std::string path = testing::TempDir() + "sortlab_trace_stage02.svg";
+  const CliResult result = cli(words({"trace", "--stage", "2", "--keys", kTileKeys, "--bits", "4",
+                                      "--tile", "4", "--svg", path.c_str()}));
+  ASSERT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.out.find("figure of pass 1: " + path + "\n"), std::string::npos);
+  const std::string svg = read_file(path);
+  EXPECT_EQ(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 0), 0u);
+  EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+  // Every key three times in bold boxes: keys in, local split, keys out.
+  for (int key = 0; key < 16; ++key)
+    EXPECT_EQ(count_of(svg, "font-weight=\"bold\">" + std::to_string(key) + "</text>"), 3)
+        << "key " << key;
+  EXPECT_EQ(count_of(svg, "<line "), 16);  // one arrow per key
+  EXPECT_NE(svg.find(">block bucket table"), std::string::npos);
+  EXPECT_NE(svg.find(">exclusive scan, row by row"), std::string::npos);
+  // The 2 x 4 table and its scan: 16 cells. The scan's last ones-run starts at 16 (block 3 has
+  // no odd key) and its zeros-run of block 3 at 4.
+  EXPECT_EQ(count_of(svg, "height=\"22\""), 16);
+  EXPECT_NE(svg.find(">16</text>"), std::string::npos);
+  // The same trace, the same bytes: the committed figures are compared with a fresh trace.
+  const CliResult again = cli(words({"trace", "--stage", "2", "--keys", kTileKeys, "--bits", "4",
+                                     "--tile", "4", "--svg", path.c_str()}));
+  ASSERT_EQ(again.code, 0);
+  EXPECT_EQ(read_file(path), svg);
+}
+
+TEST(SortlabTraceSvg, Stage01DrawsTheSplitAndStage04ItsThreads) {
+  const std::string path01 = testing::TempDir() + "sortlab_trace_stage01.svg";
+  ASSERT_EQ(cli(words({"trace", "--stage", "1", "--keys", kHandKeys, "--bits", "4", "--svg",
+                       path01.c_str()}))
+                .code,
+            0);
+  const std::string split = read_file(path01);
+  EXPECT_NE(split.find(">ones before</text>"), std::string::npos);
+  EXPECT_EQ(count_of(split, "<line "), 8);
+  EXPECT_EQ(split.find("block bucket table"), std::string::npos);
+  // Bit 0 of 12 (1100) drawn in bold: the pass's digit bits stand out of the key's bits.
+  EXPECT_NE(split.find("<tspan fill=\"#999\">0</tspan><tspan font-weight=\"bold\""),
+            std::string::npos);
+  const std::string path04 = testing::TempDir() + "sortlab_trace_stage04.svg";
+  ASSERT_EQ(cli(words({"trace", "--stage", "4", "--keys", kTileKeys, "--bits", "4", "--radix-bits",
+                       "2", "--keys-per-thread", "2", "--tile", "8", "--svg", path04.c_str()}))
+                .code,
+            0);
+  const std::string coarsened = read_file(path04);
+  EXPECT_NE(coarsened.find("2 blocks of 8 (4 threads x 2 keys)"), std::string::npos);
+  EXPECT_EQ(count_of(coarsened, ">t3</text>"), 4);  // thread 3 of each block owns 2 keys
+}
+
+TEST(SortlabTraceSvg, TooManyKeysOrAnUnwritableFileAreReported) {
+  const CliResult many = cli(words({"trace", "--stage", "2", "--n", "65", "--svg", "x.svg"}));
+  EXPECT_EQ(many.code, 2);
+  EXPECT_NE(many.err.find("--svg draws at most 64 keys (got 65)"), std::string::npos) << many.err;
+  const CliResult nowhere =
+      cli(words({"trace", "--stage", "2", "--n", "8", "--svg", "/nonexistent-dir/figure.svg"}));
+  EXPECT_EQ(nowhere.code, 1);
+  EXPECT_NE(nowhere.err.find("--svg: cannot write '/nonexistent-dir/figure.svg'"),
+            std::string::npos)
+      << nowhere.err;
+  EXPECT_EQ(cli(words({"trace", "--stage", "2", "--svg="})).code, 2);
 }
 
 TEST(SortlabTrace, EveryStageTypeAndDistributionSorts) {
