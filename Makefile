@@ -1,8 +1,9 @@
 # sortlab front door. `make` builds, `make test` runs every test (GPU tests report "skipped" on a
 # machine without a GPU), `make bench` runs the benchmarks, `make table` builds the results page,
 # `make docs` builds the Doxygen reading guide, `make lab STAGE=02 DIR=lab02` writes a student's
-# starter (docs/labs.md), `make deps` installs missing Debian packages (as root; never run by
-# the other targets: CMake's own checks say what is missing, on any distribution).
+# starter (docs/labs.md), `make figures` redraws the stage READMEs' figures (no GPU needed),
+# `make deps` installs missing Debian packages (as root; never run by the other targets: CMake's
+# own checks say what is missing, on any distribution).
 BUILD ?= build
 JOBS ?= $(shell nproc)
 # Empty: CMake picks the GPU of this machine (native), or sm_90 when it finds none.
@@ -15,7 +16,7 @@ CMAKE_FLAGS ?=
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 DEB_PACKAGES := cmake libgtest-dev libbenchmark-dev doxygen python3
 
-.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps device-check format clean lab
+.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps device-check format clean lab figures
 
 all: build
 
@@ -70,6 +71,12 @@ docs:
 lab:
 	@test -n "$(STAGE)" -a -n "$(DIR)" || { echo "usage: make lab STAGE=01..04 DIR=folder [LEVEL=cpu|gpu]"; exit 2; }
 	python3 tools/lab/make_lab.py --stage $(STAGE) --out $(DIR) $(if $(LEVEL),--level $(LEVEL))
+
+# The stage READMEs' figures (chapters/NN_*/figures/*.svg), drawn by `sortlab trace --svg` from
+# the CPU models; no GPU needed. ctest sortlab_figures fails when a committed one is out of date.
+figures: configure
+	cmake --build $(BUILD) -j $(JOBS) --target sortlab
+	python3 bench/sortlab/make_figures.py $(BUILD)/bench/sortlab/sortlab
 
 # On a GPU machine: build, GPU suite, compute-sanitizer, benchmarks; logs in $(OUT).
 device-check:

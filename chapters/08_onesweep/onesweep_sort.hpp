@@ -1,0 +1,215 @@
+/// \file
+/// \brief Stage 08: onesweep, an LSD radix sort with one kernel per digit place (public API).
+///
+/// One sort:
+///  1. a *histogram kernel* reads the keys once and counts the digits of **every** digit place
+///     (4 histograms of 256 counters for 32-bit keys and 8-bit digits);
+///  2. a *scan kernel* turns each histogram into the global start of every digit;
+///  3. per digit place, one *onesweep kernel*: every block takes the next tile from an atomic
+///     tile counter (so tiles start in order), ranks it by the digit (warp-level multi-split with
+///     match instructions), publishes its per-digit counts in status words (tile_status.hpp),
+///     finds the keys of each digit in the tiles before it by a *decoupled look-back* over its
+///     predecessors' words, and scatters the tile through shared memory to coalesced runs.
+/// Each pass reads and writes the keys once; stage 05's upsweep / scan / downsweep reads them
+/// twice. Adinets and Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs"
+/// (2022), is the method; CUB's DeviceRadixSort (stage 00) is its production form.
+///
+/// Status: written and compiled for sm_90, **not yet run on a GPU** (see the README).
+///
+/// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort. The
+/// scratch holds the look-back's status words and tile counters too, and the sort zeroes them
+/// itself on the stream: a scratch may be reused by any number of sorts without the caller
+/// clearing anything.
+/// \snippet tests/stage08/test_stage08_gpu.cpp stage08 usage
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "chapters/08_onesweep/tile_status.hpp"
+#include "common/errors.hpp"
+#include "common/sort_options.hpp"
+
+/// Stage 08: onesweep with decoupled look-back.
+namespace sortlab::stage08 {
+
+/// What this stage adds to the ladder (the benchmark label and the results table will use it).
+inline constexpr const char kSummary[] =
+    "onesweep: all digit histograms in one read, one kernel per 8-bit digit place, warp "
+    "multi-split rank, decoupled look-back over per-digit tile status words";
+
+// ---- The tile constants, all in one place -------------------------------------------------------
+
+/// Digit width of a pass: 8 bits, 256 digit values (4 passes for 32-bit keys).
+inline constexpr int kRadixBits = 8;
+
+/// The digit widths the kernels are compiled for (Config::radix_bits).
+inline constexpr int kSupportedRadixBits[] = {8};
+
+/// Digit values of a pass: rows of every histogram, status words per tile.
+inline constexpr int kDigits = 1 << kRadixBits;
+
+/// Threads per block of the onesweep kernel. One thread per digit value publishes and looks back
+/// for that digit, so this equals kDigits.
+inline constexpr int kThreadsPerBlock = 256;
+static_assert(kThreadsPerBlock == kDigits, "one thread per digit in the look-back");
+
+/// Warps per block of the onesweep kernel.
+inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
+
+/// Keys per thread of the onesweep kernel for keys of \p key_bytes bytes: 16 for keys of up to 4
+/// bytes (4096-key tiles), 8 for 8-byte keys (the same 16 KiB of keys per tile). To be tuned on
+/// the H100 together with the registers per thread (two or more tiles per SM).
+/// \param key_bytes sizeof(Key)
+constexpr int keys_per_thread_for(std::size_t key_bytes) {
+  return key_bytes <= 4 ? 16 : 8;
+}
+
+/// Keys per tile of the onesweep kernel.
+/// \param key_bytes sizeof(Key)
+constexpr int tile_items_for(std::size_t key_bytes) {
+  return kThreadsPerBlock * keys_per_thread_for(key_bytes);
+}
+
+/// Onesweep blocks an SM should hold at once; __launch_bounds__ then caps the registers at
+/// 65536 / (2 * 256) = 128 per thread.
+inline constexpr int kOnesweepBlocksPerSm = 2;
+
+/// Threads per block of the histogram kernel.
+inline constexpr int kHistogramThreads = 256;
+
+/// Keys each histogram thread counts per grid-stride step before the grid is wide enough; the
+/// grid is ceil(n / (kHistogramThreads * kHistogramKeysPerThread)) blocks, at most
+/// kHistogramBlocksPerSm per SM.
+inline constexpr int kHistogramKeysPerThread = 8;
+
+/// Most histogram blocks per SM (more would only add global atomics at the end).
+inline constexpr int kHistogramBlocksPerSm = 4;
+
+/// Most keys one sort accepts: 2^30, the shared 32-bit offset limit. The status words hold
+/// counts of 30 bits (tile_status.hpp), which is enough: the last tile, whose inclusive prefix
+/// could reach 2^30, never publishes it (no tile reads it).
+inline constexpr std::size_t kMaxItems = kMaxSortItems;
+
+/// Number of passes (digit places) of a sort of \p num_bits bits: ceil(num_bits / r).
+/// \param num_bits bits sorted (end_bit - begin_bit)
+/// \param radix_bits digit width r
+constexpr int num_passes(int num_bits, int radix_bits = kRadixBits) {
+  return (num_bits + radix_bits - 1) / radix_bits;
+}
+
+/// Tuning of the device sort.
+struct Config {
+  /// Digit width r of a pass: 8 (the only width compiled so far; see kSupportedRadixBits).
+  int radix_bits = kRadixBits;
+};
+
+/// Throws sortlab::Error unless \p config.radix_bits is one of kSupportedRadixBits.
+/// \param config the configuration to check
+inline void validate_config(const Config& config) {
+  bool supported = false;
+  for (int bits : kSupportedRadixBits) supported = supported || bits == config.radix_bits;
+  require(supported, [&] {
+    return "stage08: Config::radix_bits = " + std::to_string(config.radix_bits) +
+           " is not supported; use 8";
+  });
+}
+
+// ---- The device sort ----------------------------------------------------------------------------
+
+/// \p T itself, in a form template argument deduction skips: sort_pairs deduces Value from
+/// values_in alone, so a size query may pass a plain nullptr for values_out.
+template <typename T>
+using NotDeduced = typename std::common_type<T>::type;
+
+/// Sorts \p n keys from \p keys_in into \p keys_out (stable). Call with \p temp_storage ==
+/// nullptr to set \p temp_storage_bytes and return without sorting. No allocation and no host
+/// synchronisation happen inside the call; the work is queued on \p stream. The scratch's status
+/// words and tile counters are zeroed by the sort on \p stream, so it may be reused freely.
+/// Supported Key: std::uint32_t, std::int32_t, float, std::uint64_t.
+/// Throws sortlab::Error on bad arguments.
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param keys_in device input keys (not modified)
+/// \param keys_out device output keys (must not overlap keys_in or the scratch)
+/// \param n number of keys, 0 to 2^30
+/// \param options bit range and direction
+/// \param config digit width (see Config)
+/// \param stream CUDA stream the work is queued on
+template <typename Key>
+void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+               Key* keys_out, std::size_t n, const SortOptions& options = {},
+               const Config& config = {}, cudaStream_t stream = nullptr);
+
+/// Sorts key-value pairs by key (stable: equal keys keep their input order). Same contract as
+/// sort_keys(). Supported Value: std::uint32_t, std::uint64_t.
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param keys_in device input keys
+/// \param keys_out device output keys
+/// \param values_in device input values
+/// \param values_out device output values
+/// \param n number of pairs, 0 to 2^30
+/// \param options bit range and direction
+/// \param config digit width (see Config)
+/// \param stream CUDA stream
+template <typename Key, typename Value>
+void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
+                const SortOptions& options = {}, const Config& config = {},
+                cudaStream_t stream = nullptr);
+
+// ---- Tracing one pass ---------------------------------------------------------------------------
+
+/// One pass's arrays (host copies). The CPU model (onesweep_model.hpp) fills the same struct,
+/// and every field is deterministic: which tile a block ran and how far each look-back walked
+/// vary from run to run on the GPU, but the offsets they find do not.
+template <typename Key>
+struct PassTrace {
+  int num_tiles = 0;                  ///< tiles in the pass
+  int num_digits = 0;                 ///< 2^w for a pass of w digit bits
+  std::size_t tile_items = 0;         ///< keys per tile
+  std::vector<std::uint32_t> digits;  ///< digit of each input key (input order)
+  /// The pass's histogram over the whole input (one digit place of the all-places histogram).
+  std::vector<std::uint32_t> histogram;
+  /// Exclusive scan of the histogram: where each digit's keys start in the output.
+  std::vector<std::uint32_t> digit_starts;
+  /// Keys of digit d in tile b at b * num_digits + d: what tile b publishes as its aggregate.
+  std::vector<std::uint32_t> tile_counts;
+  /// Keys of digit d in the tiles before b, at b * num_digits + d: what tile b's look-back finds.
+  std::vector<std::uint32_t> exclusive_prefixes;
+  std::vector<std::uint32_t> ranks;  ///< rank of each input key inside its tile (stable by digit)
+  std::vector<std::uint32_t> destinations;  ///< where each input key went (input order)
+  std::vector<Key> keys_out;                ///< keys after the pass
+};
+
+/// Runs one pass on the GPU for \p keys, digit bits [first_bit, first_bit + w) with
+/// w = min(num_bits, key bits - first_bit) — histogram, scan and one onesweep kernel — and
+/// returns its arrays (for the tests against the CPU model and, later, `sortlab trace`). Runs on a
+/// private stream with buffers of its own.
+/// \param keys input keys (host), at most 2^30
+/// \param first_bit lowest bit of the digit, 0 to key bits - 1
+/// \param num_bits digit width, 1 to kRadixBits (narrowed to the key's last bit)
+/// \param descending sort by the complemented digit (descending order)
+template <typename Key>
+PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_bits = kRadixBits,
+                          bool descending = false);
+
+/// Bytes one full sort moves through device memory, by this stage's design: the histogram kernel
+/// reads the keys once; per pass the status words are zeroed (4 bytes per digit per tile), the
+/// onesweep kernel reads keys and values, writes keys and values, and writes and reads its status
+/// words (counted once each way); the histograms and their scan are a few KiB and not counted.
+/// \param n number of keys
+/// \param key_bytes size of a key
+/// \param value_bytes size of a value (0 for keys only)
+/// \param num_bits bits sorted (end_bit - begin_bit)
+/// \param config digit width
+double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes, int num_bits,
+                   const Config& config = {});
+
+}  // namespace sortlab::stage08

@@ -1,0 +1,212 @@
+/// \file
+/// \brief Stage 08 device sort on the GPU (written, compiled for sm_90, not yet run on a GPU): the
+/// shared device sort suite for u32, i32, f32 and u64 keys (u32 and u64 values), the look-back
+/// under stress (one tile, one tile + 1 key, many tiles, every key the same digit, repeated runs
+/// reusing one scratch that the caller never clears), one pass against the CPU model, and the
+/// usage snippet.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "chapters/08_onesweep/onesweep_model.hpp"
+#include "chapters/08_onesweep/onesweep_sort.hpp"
+#include "common/device_buffer.hpp"
+#include "common/reference.hpp"
+#include "common/verify.hpp"
+#include "tests/support/device_sort_suite.hpp"
+#include "tests/support/key_types.hpp"
+#include "tests/support/legacy_stream_blocker.hpp"
+
+namespace {
+
+namespace stage08 = sortlab::stage08;
+
+/// Stage 08's device sort as the shared suite calls it.
+template <std::size_t kKeyBytes>
+struct Stage08Sorter {
+  static constexpr std::size_t kTileItems =
+      static_cast<std::size_t>(stage08::tile_items_for(kKeyBytes));
+  static constexpr std::size_t kMaxItems = stage08::kMaxItems;
+  template <typename Key>
+  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
+                        const sortlab::SortOptions& options, cudaStream_t stream) {
+    stage08::sort_keys(temp, bytes, in, out, n, options, {}, stream);
+  }
+  template <typename Key, typename Value>
+  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
+                         const Value* values_in, stage08::NotDeduced<Value>* values_out,
+                         std::size_t n, const sortlab::SortOptions& options, cudaStream_t stream) {
+    stage08::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options, {},
+                        stream);
+  }
+};
+
+template <typename Key>
+using SorterFor = Stage08Sorter<sizeof(Key)>;
+
+using sortlab::testing::SortCase;
+template <typename Key, typename Value = std::uint32_t>
+using Case = SortCase<SorterFor<Key>, Key, Value>;
+using Stage08Cases =
+    ::testing::Types<Case<std::uint32_t>, Case<std::int32_t>, Case<float>, Case<std::uint64_t>,
+                     Case<std::uint32_t, std::uint64_t>, Case<std::uint64_t, std::uint64_t>>;
+
+/// The raw bits of keys, so that comparisons see NaNs and -0.0 exactly.
+template <typename Key>
+std::vector<std::uint64_t> raw_bits(const std::vector<Key>& keys) {
+  std::vector<std::uint64_t> bits(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    bits[i] = sortlab::KeyTraits<Key>::raw_bits(keys[i]);
+  return bits;
+}
+
+/// Sorts pairs (values = input index) with one scratch \p temp, which is reused as it is left.
+template <typename Key>
+void expect_pairs_sorted_with(sortlab::DeviceBuffer<unsigned char>& temp,
+                              const std::vector<Key>& keys,
+                              const sortlab::SortOptions& options = {}) {
+  const std::size_t n = keys.size();
+  const std::vector<std::uint32_t> values = sortlab::iota_values(n);
+  sortlab::DeviceBuffer<Key> keys_in(keys), keys_out(n);
+  sortlab::DeviceBuffer<std::uint32_t> values_in(values), values_out(n);
+  keys_out.fill_bytes(sortlab::testing::kPoisonByte);
+  values_out.fill_bytes(sortlab::testing::kPoisonByte);
+  std::size_t temp_bytes = 0;
+  stage08::sort_pairs(nullptr, temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                      values_out.data(), n, options);
+  if (temp.size() < temp_bytes) temp.resize(temp_bytes);
+  temp_bytes = temp.size();
+  stage08::sort_pairs(temp.data(), temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                      values_out.data(), n, options);
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto result = sortlab::verify_sorted_pairs(keys, values, keys_out.download(),
+                                                   values_out.download(), options);
+  EXPECT_TRUE(result.ok) << result.message;
+}
+
+// The look-back under stress: one tile (no look-back), one tile + 1 key (one look-back over a
+// one-key tile), many tiles (long chains), every key the same digit (one digit's chain carries
+// everything, the others are zeros), each run after the other in one scratch that is never
+// cleared by the test: the status words and tile counters the previous run left must not leak.
+TEST(Stage08Lookback, StressCasesReuseOneScratch) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t tile = stage08::tile_items_for(4);
+  sortlab::DeviceBuffer<unsigned char> temp(1);
+  temp.fill_bytes(sortlab::testing::kPoisonByte);
+  std::mt19937_64 random(seed);
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t n : sortlab::testing::capped({tile, tile + 1, 2 * tile - 1, 1000 * tile + 7,
+                                                   std::size_t{1} << 22, tile, tile + 1})) {
+      SCOPED_TRACE(sortlab::testing::case_label(n, "stress", seed) +
+                   " round=" + std::to_string(round));
+      const auto uniform =
+          sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, n, seed + n);
+      expect_pairs_sorted_with(temp, uniform);
+      std::vector<std::uint32_t> one_digit(n);  // bits 8-15 the same everywhere
+      for (auto& key : one_digit)
+        key = (static_cast<std::uint32_t>(random()) & 0xFFFF00FFu) | 0x5A00u;
+      expect_pairs_sorted_with(temp, one_digit);
+      const std::vector<std::uint32_t> all_equal(n, 0xDEADBEEFu);
+      expect_pairs_sorted_with(temp, all_equal);
+      expect_pairs_sorted_with(temp, uniform, {0, sortlab::kAllBits, true});
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+// Repeated keys-only sorts through the same scratch give the same, right, answer every time.
+TEST(Stage08Lookback, RepeatedRunsAreIdentical) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t n = std::min<std::size_t>(3'000'017, sortlab::testing::max_test_n());
+  const auto keys = sortlab::generate_keys<float>(sortlab::Distribution::kFewDistinct, n, seed);
+  sortlab::DeviceBuffer<float> keys_in(keys), keys_out(n);
+  std::size_t temp_bytes = 0;
+  stage08::sort_keys(nullptr, temp_bytes, keys_in.data(), keys_out.data(), n);
+  sortlab::DeviceBuffer<unsigned char> temp(temp_bytes);
+  const auto expected = sortlab::reference_sort_keys(keys);
+  for (int run = 0; run < 20; ++run) {
+    keys_out.fill_bytes(sortlab::testing::kPoisonByte);
+    stage08::sort_keys(temp.data(), temp_bytes, keys_in.data(), keys_out.data(), n);
+    ASSERT_EQ(raw_bits(keys_out.download()), raw_bits(expected))
+        << "run " << run << " seed=" << seed;
+  }
+}
+
+template <typename Key>
+class Stage08Trace : public ::testing::Test {};
+using TraceKeys = ::testing::Types<std::uint32_t, float, std::uint64_t>;
+TYPED_TEST_SUITE(Stage08Trace, TraceKeys, sortlab::testing::KeyName);
+
+// Every array of one GPU pass equals the CPU model's: digits, histogram, digit starts, each
+// tile's counts (its aggregate), what each tile's look-back found, ranks, destinations, output.
+TYPED_TEST(Stage08Trace, PassArraysMatchTheCpuModel) {
+  using Key = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t tile = stage08::tile_items_for(sizeof(Key));
+  const int width = sortlab::KeyTraits<Key>::kNumBits;
+  for (std::size_t n : sortlab::testing::capped({1, tile - 1, tile, tile + 1, 37 * tile + 3})) {
+    for (int first_bit : {0, 7, width - 3}) {
+      for (int num_bits : {8, 3}) {
+        for (bool descending : {false, true}) {
+          const auto distribution = (n + first_bit) % 2 ? sortlab::Distribution::kUniform
+                                                        : sortlab::Distribution::kFewDistinct;
+          SCOPED_TRACE(sortlab::testing::case_label(n, sortlab::to_string(distribution), seed) +
+                       " first_bit=" + std::to_string(first_bit) + " num_bits=" +
+                       std::to_string(num_bits) + " descending=" + std::to_string(descending));
+          const auto keys = sortlab::generate_keys<Key>(distribution, n, seed + n);
+          const auto gpu = stage08::trace_pass(keys, first_bit, num_bits, descending);
+          const auto cpu = stage08::model_pass(keys, first_bit, num_bits, descending).trace;
+          ASSERT_EQ(gpu.num_tiles, cpu.num_tiles);
+          ASSERT_EQ(gpu.num_digits, cpu.num_digits);
+          ASSERT_EQ(gpu.tile_items, cpu.tile_items);
+          ASSERT_EQ(gpu.digits, cpu.digits);
+          ASSERT_EQ(gpu.histogram, cpu.histogram);
+          ASSERT_EQ(gpu.digit_starts, cpu.digit_starts);
+          ASSERT_EQ(gpu.tile_counts, cpu.tile_counts);
+          ASSERT_EQ(gpu.exclusive_prefixes, cpu.exclusive_prefixes);
+          ASSERT_EQ(gpu.ranks, cpu.ranks);
+          ASSERT_EQ(gpu.destinations, cpu.destinations);
+          ASSERT_EQ(raw_bits(gpu.keys_out), raw_bits(cpu.keys_out));
+        }
+      }
+    }
+  }
+}
+
+// Tracing runs on a stream of its own: it must finish while the legacy default stream is held.
+TEST(Stage08TraceStream, NeverWaitsOnTheLegacyStream) {
+  sortlab::testing::expect_trace_never_waits_on_the_legacy_stream(
+      [](const std::vector<std::uint32_t>& keys) { return stage08::trace_pass(keys, 3); });
+}
+
+// An empty input has a trace with no tiles.
+TEST(Stage08TraceEmpty, EmptyInput) {
+  const auto trace = stage08::trace_pass(std::vector<std::uint32_t>{}, 0);
+  EXPECT_EQ(trace.num_tiles, 0);
+  EXPECT_TRUE(trace.keys_out.empty());
+}
+
+// The usage example the Doxygen page of onesweep_sort.hpp shows.
+TEST(Stage08Usage, SortsAHandfulOfPairs) {
+  //! [stage08 usage]
+  const std::vector<float> host_keys = {2.5f, -1.0f, 0.0f, 2.5f, -7.0f};
+  const std::vector<std::uint32_t> host_indices = {0, 1, 2, 3, 4};
+  sortlab::DeviceBuffer<float> keys_in(host_keys), keys_out(host_keys.size());
+  sortlab::DeviceBuffer<std::uint32_t> indices_in(host_indices), indices_out(host_keys.size());
+  std::size_t temp_bytes = 0;  // 1. ask how much scratch the sort needs
+  sortlab::stage08::sort_pairs(nullptr, temp_bytes, keys_in.data(), keys_out.data(),
+                               indices_in.data(), indices_out.data(), host_keys.size());
+  sortlab::DeviceBuffer<unsigned char> temp(temp_bytes);  // 2. allocate it (never clear it)
+  sortlab::stage08::sort_pairs(temp.data(), temp_bytes, keys_in.data(), keys_out.data(),  // 3.
+                               indices_in.data(), indices_out.data(), host_keys.size());
+  //! [stage08 usage]
+  EXPECT_EQ(keys_out.download(), (std::vector<float>{-7.0f, -1.0f, 0.0f, 2.5f, 2.5f}));
+  EXPECT_EQ(indices_out.download(), (std::vector<std::uint32_t>{4, 1, 2, 0, 3}));
+}
+
+}  // namespace
+
+namespace sortlab::testing {
+INSTANTIATE_TYPED_TEST_SUITE_P(Stage08, DeviceSortSuite, Stage08Cases);
+}  // namespace sortlab::testing

@@ -1,0 +1,428 @@
+/// \file
+/// \brief Stage 08 CPU model: the status word, a small pass by hand (in order and out of order,
+/// with the look-back's text), the one-read histograms of every digit place, the look-back's
+/// invariants under many completion orders, and the model sort against the stable reference for
+/// many key types, distributions and sizes.
+#include <gtest/gtest.h>
+
+#include <cuda_fp16.h>
+
+#include <numeric>
+#include <random>
+
+#include "chapters/08_onesweep/onesweep_model.hpp"
+#include "chapters/08_onesweep/onesweep_sort.hpp"
+#include "common/distributions.hpp"
+#include "common/reference.hpp"
+#include "common/verify.hpp"
+#include "tests/support/key_types.hpp"
+#include "tests/support/test_inputs.hpp"
+
+namespace {
+
+namespace stage08 = sortlab::stage08;
+using stage08::TileFlag;
+
+/// The pack of (flag, count), one word each.
+std::vector<std::uint32_t> words(TileFlag flag, const std::vector<std::uint32_t>& counts) {
+  std::vector<std::uint32_t> packed;
+  for (std::uint32_t count : counts) packed.push_back(stage08::pack_status(flag, count));
+  return packed;
+}
+
+// A flag and a 30-bit count share one word, and each comes back out unchanged.
+TEST(Stage08StatusWord, FlagAndCountShareOneWord) {
+  for (TileFlag flag : {TileFlag::kNotReady, TileFlag::kAggregate, TileFlag::kPrefix})
+    for (std::uint32_t count : {0u, 1u, 4096u, (1u << 30) - 1u}) {
+      const std::uint32_t word = stage08::pack_status(flag, count);
+      EXPECT_EQ(stage08::status_flag(word), flag);
+      EXPECT_EQ(stage08::status_count(word), count);
+    }
+  // Zeroed memory reads as "not ready": the sort clears the words with a memset.
+  EXPECT_EQ(stage08::status_flag(0u), TileFlag::kNotReady);
+  EXPECT_EQ(stage08::pack_status(TileFlag::kPrefix, 5), 0x80000005u);
+}
+
+// Eleven keys, 2-bit digits (key & 3), tiles of 4 keys: three tiles, the last one partial. The
+// keys are digit + 4 * index, so the output shows which key went where.
+//   tile 0: indices 0-3  digits 1 3 0 1   counts (1 2 0 1)
+//   tile 1: indices 4-7  digits 2 1 1 0   counts (1 2 1 0)
+//   tile 2: indices 8-10 digits 3 3 2     counts (0 0 1 2)
+std::vector<std::uint32_t> hand_keys() {
+  const std::vector<std::uint32_t> digits = {1, 3, 0, 1, 2, 1, 1, 0, 3, 3, 2};
+  std::vector<std::uint32_t> keys;
+  for (std::uint32_t i = 0; i < digits.size(); ++i) keys.push_back(digits[i] + 4 * i);
+  return keys;
+}
+
+TEST(Stage08PassModel, ThreeTilesByHandInOrder) {
+  const auto model = stage08::model_pass(hand_keys(), 0, 2, false, nullptr, 4);
+  const auto& trace = model.trace;
+  EXPECT_EQ(trace.num_tiles, 3);
+  EXPECT_EQ(trace.num_digits, 4);
+  EXPECT_EQ(trace.digits, (std::vector<std::uint32_t>{1, 3, 0, 1, 2, 1, 1, 0, 3, 3, 2}));
+  EXPECT_EQ(trace.histogram, (std::vector<std::uint32_t>{2, 4, 2, 3}));
+  EXPECT_EQ(trace.digit_starts, (std::vector<std::uint32_t>{0, 2, 6, 8}));
+  EXPECT_EQ(trace.tile_counts, (std::vector<std::uint32_t>{1, 2, 0, 1,  //
+                                                           1, 2, 1, 0,  //
+                                                           0, 0, 1, 2}));
+  EXPECT_EQ(trace.exclusive_prefixes, (std::vector<std::uint32_t>{0, 0, 0, 0,  //
+                                                                  1, 2, 0, 1,  //
+                                                                  2, 4, 1, 1}));
+  EXPECT_EQ(trace.ranks, (std::vector<std::uint32_t>{1, 3, 0, 2, 3, 1, 2, 0, 1, 2, 0}));
+  EXPECT_EQ(trace.destinations, (std::vector<std::uint32_t>{2, 8, 0, 3, 6, 4, 5, 1, 9, 10, 7}));
+  EXPECT_EQ(trace.keys_out, (std::vector<std::uint32_t>{8, 28, 1, 13, 21, 25, 18, 42, 7, 35, 39}));
+  // In order every look-back reads one prefix; the last tile publishes no prefix.
+  EXPECT_EQ(stage08::describe_lookback(model.lookback, trace.tile_counts),
+            "tile 0 publishes prefix (1 2 0 1)\n"
+            "tile 1 publishes aggregate (1 2 1 0)\n"
+            "tile 1 reads tile 0: prefix (1 2 0 1)\n"
+            "tile 1 publishes prefix (2 4 1 1)\n"
+            "tile 2 publishes aggregate (0 0 1 2)\n"
+            "tile 2 reads tile 1: prefix (2 4 1 1)\n");
+  EXPECT_EQ(model.lookback.final_status[0], stage08::pack_status(TileFlag::kPrefix, 1));
+  EXPECT_EQ(model.lookback.final_status[4], stage08::pack_status(TileFlag::kPrefix, 2));
+  EXPECT_EQ(model.lookback.final_status[8], stage08::pack_status(TileFlag::kAggregate, 0));
+}
+
+// The same pass with tiles finishing out of order: tile 2 publishes before tile 0 has, reads
+// tile 1's aggregate, finds tile 0 not ready and waits, then reads tile 0's prefix. The offsets
+// (and so the output) are the same as in order. This is the README's walk-through.
+TEST(Stage08PassModel, ThreeTilesByHandOutOfOrder) {
+  const stage08::LookbackSchedule schedule{{1, 2, 2, 2, 0, 2, 1}};
+  const auto model = stage08::model_pass(hand_keys(), 0, 2, false, &schedule, 4);
+  const auto in_order = stage08::model_pass(hand_keys(), 0, 2, false, nullptr, 4);
+  EXPECT_EQ(stage08::describe_lookback(model.lookback, model.trace.tile_counts),
+            "tile 1 publishes aggregate (1 2 1 0)\n"
+            "tile 2 publishes aggregate (0 0 1 2)\n"
+            "tile 2 reads tile 1: aggregate (1 2 1 0)\n"
+            "tile 2 reads tile 0: not ready, waits\n"
+            "tile 0 publishes prefix (1 2 0 1)\n"
+            "tile 2 reads tile 0: prefix (1 2 0 1)\n"
+            "tile 1 reads tile 0: prefix (1 2 0 1)\n"
+            "tile 1 publishes prefix (2 4 1 1)\n");
+  ASSERT_EQ(model.lookback.reads[2].size(), 3u);
+  EXPECT_EQ(model.lookback.reads[2][1].flag, TileFlag::kNotReady);
+  EXPECT_TRUE(model.lookback.reads[2][1].words.empty());
+  EXPECT_EQ(model.lookback.reads[2][0].words, words(TileFlag::kAggregate, {1, 2, 1, 0}));
+  EXPECT_EQ(model.lookback.reads[2][2].words, words(TileFlag::kPrefix, {1, 2, 0, 1}));
+  EXPECT_EQ(model.trace.exclusive_prefixes, in_order.trace.exclusive_prefixes);
+  EXPECT_EQ(model.trace.keys_out, in_order.trace.keys_out);
+}
+
+// The histograms of every digit place from one read equal a count per place, each scan starts
+// at 0 and is exclusive, and the last place of a range that is not a multiple of 8 bits is
+// narrower.
+template <typename Key>
+class Stage08Histograms : public ::testing::Test {};
+using HistogramKeys = ::testing::Types<std::uint32_t, std::int32_t, float, std::uint64_t>;
+TYPED_TEST_SUITE(Stage08Histograms, HistogramKeys, sortlab::testing::KeyName);
+
+TYPED_TEST(Stage08Histograms, OneReadGivesEveryPlace) {
+  using Key = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const int width = sortlab::KeyTraits<Key>::kNumBits;
+  const auto keys = sortlab::generate_keys<Key>(sortlab::Distribution::kUniform, 5000, seed);
+  for (const sortlab::SortOptions options :
+       {sortlab::SortOptions{}, sortlab::SortOptions{3, width - 3, false},
+        sortlab::SortOptions{0, sortlab::kAllBits, true}, sortlab::SortOptions{5, 6, false}}) {
+    SCOPED_TRACE("bits [" + std::to_string(options.begin_bit) + ", " +
+                 std::to_string(options.end_bit) + ") seed=" + std::to_string(seed));
+    const auto histograms = stage08::model_histograms(keys, options);
+    const auto resolved = sortlab::resolve<Key>(options);
+    const int bits = resolved.end_bit - resolved.begin_bit;
+    ASSERT_EQ(histograms.num_places, (bits + 7) / 8);
+    for (int place = 0; place < histograms.num_places; ++place) {
+      const int first_bit = resolved.begin_bit + 8 * place;
+      EXPECT_EQ(histograms.first_bits[place], first_bit);
+      EXPECT_EQ(histograms.widths[place], std::min(8, resolved.end_bit - first_bit));
+      std::vector<std::uint32_t> count(256, 0);
+      for (const Key& key : keys)
+        ++count[sortlab::radix_digit(key, first_bit, histograms.widths[place],
+                                     resolved.descending)];
+      const std::vector<std::uint32_t> got(histograms.counts.begin() + 256 * place,
+                                           histograms.counts.begin() + 256 * (place + 1));
+      EXPECT_EQ(got, count);
+      std::uint32_t running = 0;
+      for (int d = 0; d < 256; ++d) {
+        EXPECT_EQ(histograms.starts[256 * place + d], running);
+        running += count[d];
+      }
+      EXPECT_EQ(running, keys.size());
+    }
+  }
+}
+
+/// Checks what every look-back must satisfy, whatever the order of its steps.
+void expect_lookback_invariants(const stage08::LookbackModel& model,
+                                const std::vector<std::uint32_t>& tile_counts) {
+  const std::size_t digits = static_cast<std::size_t>(model.num_digits);
+  const std::size_t tiles = model.num_tiles;
+  std::vector<std::uint32_t> before(digits, 0);
+  for (std::size_t b = 0; b < tiles; ++b) {
+    SCOPED_TRACE("tile " + std::to_string(b));
+    // 1. The exclusive prefix is the sum of the aggregates of the tiles before it.
+    for (std::size_t d = 0; d < digits; ++d)
+      ASSERT_EQ(model.exclusive_prefixes[b * digits + d], before[d]) << "digit " << d;
+    // 2. The walk goes from b-1 downwards, one tile per aggregate, staying on a tile while it
+    //    waits, and ends on a prefix; tile 0 reads nothing.
+    const auto& reads = model.reads[b];
+    if (b == 0) {
+      ASSERT_TRUE(reads.empty());
+    } else {
+      ASSERT_FALSE(reads.empty());
+      std::uint32_t expected = static_cast<std::uint32_t>(b - 1);
+      for (std::size_t r = 0; r < reads.size(); ++r) {
+        ASSERT_EQ(reads[r].predecessor, expected) << "read " << r;
+        if (reads[r].flag == TileFlag::kAggregate) --expected;
+        if (r + 1 < reads.size()) {
+          ASSERT_NE(reads[r].flag, TileFlag::kPrefix) << "read " << r;
+        }
+      }
+      ASSERT_EQ(reads.back().flag, TileFlag::kPrefix);
+      // 3. What a reader sees is what the tile published: its counts, or its inclusive prefix.
+      for (const auto& read : reads) {
+        if (read.flag == TileFlag::kNotReady) continue;
+        for (std::size_t d = 0; d < digits; ++d) {
+          const std::uint32_t expect =
+              read.flag == TileFlag::kAggregate
+                  ? tile_counts[read.predecessor * digits + d]
+                  : model.exclusive_prefixes[read.predecessor * digits + d] +
+                        tile_counts[read.predecessor * digits + d];
+          ASSERT_EQ(stage08::status_count(read.words[d]), expect);
+          ASSERT_EQ(stage08::status_flag(read.words[d]), read.flag);
+        }
+      }
+    }
+    // 4. The final words: prefixes everywhere but the last tile, which keeps its aggregate.
+    const TileFlag final_flag = b == 0 || b + 1 < tiles ? TileFlag::kPrefix : TileFlag::kAggregate;
+    for (std::size_t d = 0; d < digits; ++d) {
+      const std::uint32_t count = tile_counts[b * digits + d];
+      ASSERT_EQ(
+          model.final_status[b * digits + d],
+          stage08::pack_status(
+              final_flag, final_flag == TileFlag::kPrefix && b > 0 ? before[d] + count : count));
+    }
+    for (std::size_t d = 0; d < digits; ++d) before[d] += tile_counts[b * digits + d];
+  }
+  // 5. Every tile publishes exactly once or twice: once for tile 0 and the last tile, twice
+  //    (aggregate, then prefix) for the others.
+  std::vector<int> publications(tiles, 0);
+  for (const auto& event : model.events)
+    if (event.kind == stage08::LookbackEventKind::kPublishAggregate ||
+        event.kind == stage08::LookbackEventKind::kPublishPrefix)
+      ++publications[event.tile];
+  for (std::size_t b = 0; b < tiles; ++b)
+    EXPECT_EQ(publications[b], b == 0 || b + 1 == tiles ? 1 : 2) << "tile " << b;
+}
+
+std::vector<std::uint32_t> random_tile_counts(std::size_t tiles, int digits, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<std::uint32_t> counts(tiles * digits);
+  for (auto& count : counts) count = static_cast<std::uint32_t>(random() % 17);
+  return counts;
+}
+
+TEST(Stage08Lookback, InvariantsHoldInEveryCompletionOrder) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (std::size_t tiles : {1, 2, 3, 7, 64, 300}) {
+    const auto counts = random_tile_counts(tiles, 4, seed + tiles);
+    std::vector<std::pair<std::string, stage08::LookbackSchedule>> schedules = {
+        {"in order", stage08::in_order_schedule(tiles)},
+        {"aggregates first", stage08::aggregates_first_schedule(tiles)},
+        {"none (round robin)", {}}};
+    for (std::uint64_t s = 0; s < 20; ++s)
+      schedules.push_back({"random " + std::to_string(s),
+                           stage08::random_schedule(tiles, seed + 1000 * s, (s % 5 + 1) * tiles)});
+    for (const auto& [name, schedule] : schedules) {
+      SCOPED_TRACE(std::to_string(tiles) + " tiles, schedule " + name +
+                   ", seed=" + std::to_string(seed));
+      const auto model = stage08::model_lookback(counts, 4, schedule);
+      expect_lookback_invariants(model, counts);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// In order, each tile reads exactly its predecessor's prefix: the cheapest look-back.
+TEST(Stage08Lookback, InOrderReadsOnePrefixPerTile) {
+  const auto counts = random_tile_counts(50, 8, 7);
+  const auto model = stage08::model_lookback(counts, 8, stage08::in_order_schedule(50));
+  for (std::size_t b = 1; b < 50; ++b) {
+    ASSERT_EQ(model.reads[b].size(), 1u);
+    EXPECT_EQ(model.reads[b][0].predecessor, b - 1);
+    EXPECT_EQ(model.reads[b][0].flag, TileFlag::kPrefix);
+  }
+}
+
+// Aggregates first: every tile publishes before any look-back reads anything, so no tile ever
+// finds a predecessor not ready.
+TEST(Stage08Lookback, AggregatesFirstNeverWaits) {
+  const auto counts = random_tile_counts(20, 4, 11);
+  const auto model = stage08::model_lookback(counts, 4, stage08::aggregates_first_schedule(20));
+  for (std::size_t e = 0; e < 20; ++e)
+    EXPECT_NE(model.events[e].kind, stage08::LookbackEventKind::kRead) << "event " << e;
+  for (const auto& event : model.events) EXPECT_NE(event.kind, stage08::LookbackEventKind::kWait);
+  expect_lookback_invariants(model, counts);
+}
+
+// A walk over many aggregates: tile 0 publishes last, so tile 5 (stepped right after tiles 1-5
+// published) reads the aggregates of 4, 3, 2, 1, waits on 0, then reads its prefix.
+TEST(Stage08Lookback, LongWalkOverAggregates) {
+  const auto counts = random_tile_counts(6, 2, 3);
+  const stage08::LookbackSchedule schedule{{1, 2, 3, 4, 5, 5, 5, 5, 5, 5, 0, 5}};
+  const auto model = stage08::model_lookback(counts, 2, schedule);
+  ASSERT_EQ(model.reads[5].size(), 6u);
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(model.reads[5][r].predecessor, 4 - r);
+    EXPECT_EQ(model.reads[5][r].flag, TileFlag::kAggregate);
+  }
+  EXPECT_EQ(model.reads[5][4].flag, TileFlag::kNotReady);
+  EXPECT_EQ(model.reads[5][5].flag, TileFlag::kPrefix);
+  expect_lookback_invariants(model, counts);
+}
+
+TEST(Stage08Lookback, RejectsCountsThatDoNotFitThirtyBits) {
+  EXPECT_THROW(stage08::model_lookback({1u << 30}, 1, {}), sortlab::Error);
+  EXPECT_THROW(stage08::model_lookback({1, 2, 3}, 2, {}), sortlab::Error);
+  EXPECT_THROW(stage08::model_lookback({1, 2}, 1, {{5}}), sortlab::Error);
+}
+
+// One pass: ranks are the stable ranks inside each tile, destinations a permutation, the output
+// stable by digit, whatever the schedule; every key with the same digit is a copy.
+TEST(Stage08PassModel, PassIsAStableCountingSortByDigit) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (std::size_t n : {0, 1, 4095, 4096, 4097, 3 * 4096 + 5}) {
+    for (const auto distribution :
+         {sortlab::Distribution::kUniform, sortlab::Distribution::kAllEqual}) {
+      SCOPED_TRACE(sortlab::testing::case_label(n, sortlab::to_string(distribution), seed));
+      const auto keys = sortlab::generate_keys<std::uint32_t>(distribution, n, seed + n);
+      const std::size_t tiles = (n + 4095) / 4096;
+      const auto schedule = stage08::random_schedule(tiles, seed, 2 * tiles);
+      const auto model = stage08::model_pass(keys, 8, 8, false, &schedule);
+      const auto& trace = model.trace;
+      EXPECT_EQ(trace.tile_items, 4096u);
+      EXPECT_EQ(trace.num_tiles, static_cast<int>(tiles));
+      std::vector<bool> hit(n, false);
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_LT(trace.destinations[i], n);
+        ASSERT_FALSE(hit[trace.destinations[i]]);
+        hit[trace.destinations[i]] = true;
+      }
+      EXPECT_EQ(trace.keys_out, sortlab::reference_sort_keys(keys, {8, 16, false}));
+      for (std::size_t b = 0; b < tiles; ++b) {  // ranks: stable inside the tile
+        const std::size_t first = b * 4096, count = std::min<std::size_t>(4096, n - first);
+        for (std::size_t p = 0; p < count; ++p) {
+          std::uint32_t rank = 0;
+          for (std::size_t q = 0; q < count; ++q) {
+            const auto dq = trace.digits[first + q], dp = trace.digits[first + p];
+            rank += dq < dp || (dq == dp && q < p);
+          }
+          ASSERT_EQ(trace.ranks[first + p], rank) << "tile " << b << " position " << p;
+          if (p > 64) break;  // enough positions per tile; the sort check covers the rest
+        }
+      }
+      if (distribution == sortlab::Distribution::kAllEqual) {
+        EXPECT_EQ(trace.keys_out, keys);
+      }
+    }
+  }
+}
+
+// The whole model sort equals the stable reference for many key types, distributions and
+// sizes (0, 1, one tile, one tile + 1, many tiles), with the device's tile and with small tiles
+// (many tiles, long look-backs) in every completion order, ascending, descending and bit ranges.
+template <typename Key>
+class Stage08ModelSort : public ::testing::Test {};
+using ModelKeys = ::testing::Types<std::uint32_t, std::int32_t, float, std::uint64_t, std::int64_t,
+                                   double, std::uint16_t, std::uint8_t, __half>;
+TYPED_TEST_SUITE(Stage08ModelSort, ModelKeys, sortlab::testing::KeyName);
+
+TYPED_TEST(Stage08ModelSort, MatchesTheStableReference) {
+  using Key = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const int width = sortlab::KeyTraits<Key>::kNumBits;
+  const std::size_t device_tile = stage08::tile_items_for(sizeof(Key));
+  const auto distributions = {
+      sortlab::Distribution::kUniform,     sortlab::Distribution::kEntropyReduced,
+      sortlab::Distribution::kFewDistinct, sortlab::Distribution::kAllEqual,
+      sortlab::Distribution::kReversed,    sortlab::Distribution::kFloatSpecials};
+  struct Shape {
+    std::size_t tile, n;
+  };
+  const std::vector<Shape> shapes = {{device_tile, 0},
+                                     {device_tile, 1},
+                                     {device_tile, device_tile},
+                                     {device_tile, device_tile + 1},
+                                     {device_tile, 5 * device_tile + 17},
+                                     {7, 0},
+                                     {7, 1},
+                                     {7, 7},
+                                     {7, 8},
+                                     {7, 500},
+                                     {64, 2000}};
+  for (const Shape& shape : shapes) {
+    for (const auto distribution : distributions) {
+      for (const auto schedule :
+           {stage08::ScheduleKind::kInOrder, stage08::ScheduleKind::kAggregatesFirst,
+            stage08::ScheduleKind::kRandom}) {
+        for (const sortlab::SortOptions options :
+             {sortlab::SortOptions{}, sortlab::SortOptions{0, sortlab::kAllBits, true},
+              sortlab::SortOptions{2, width - 1, false}}) {
+          SCOPED_TRACE(
+              sortlab::testing::case_label(shape.n, sortlab::to_string(distribution), seed) +
+              " tile=" + std::to_string(shape.tile) +
+              " schedule=" + std::to_string(static_cast<int>(schedule)) + " bits=[" +
+              std::to_string(options.begin_bit) + "," + std::to_string(options.end_bit) +
+              ") descending=" + std::to_string(options.descending));
+          const auto keys = sortlab::generate_keys<Key>(distribution, shape.n, seed + shape.n);
+          const auto sorted = stage08::model_sort(keys, options, shape.tile, schedule, seed);
+          const auto result = sortlab::verify_stably_sorted_keys(keys, sorted, options);
+          ASSERT_TRUE(result.ok) << result.message;
+        }
+      }
+    }
+  }
+}
+
+// Every key with the same digit in one place (but not in the others): that place's pass is a
+// copy, and the sort is still right. (The GPU runs such passes too: no pass is skipped yet.)
+TEST(Stage08ModelSort, EveryKeyTheSameDigitInOnePlace) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  std::mt19937_64 random(seed);
+  std::vector<std::uint32_t> keys(3 * 4096 + 1);
+  for (auto& key : keys) key = (static_cast<std::uint32_t>(random()) & 0xFF00FFFFu) | 0x00AB0000u;
+  const auto histograms = stage08::model_histograms(keys);
+  EXPECT_EQ(histograms.counts[2 * 256 + 0xAB], keys.size());
+  const auto pass = stage08::model_pass(keys, 16, 8);
+  EXPECT_EQ(pass.trace.keys_out, keys);
+  for (std::size_t b = 0; b < 4; ++b)
+    EXPECT_EQ(pass.trace.exclusive_prefixes[b * 256 + 0xAB], std::min<std::size_t>(b, 3) * 4096);
+  const auto sorted = stage08::model_sort(keys);
+  EXPECT_TRUE(sortlab::verify_stably_sorted_keys(keys, sorted).ok);
+}
+
+// The tile constants the kernels and the launcher share.
+TEST(Stage08Constants, TilesAndPasses) {
+  EXPECT_EQ(stage08::kDigits, 256);
+  EXPECT_EQ(stage08::tile_items_for(4), 4096);
+  EXPECT_EQ(stage08::tile_items_for(8), 2048);
+  EXPECT_EQ(stage08::num_passes(32), 4);
+  EXPECT_EQ(stage08::num_passes(64), 8);
+  EXPECT_EQ(stage08::num_passes(26), 4);
+  EXPECT_NO_THROW(stage08::validate_config({}));
+  EXPECT_THROW(stage08::validate_config({6}), sortlab::Error);
+}
+
+// Bytes by design: one read for the histograms, then per pass the status words cleared, keys
+// read and written, status words written and read.
+TEST(Stage08BytesModel, OneReadThenFourPasses) {
+  const std::size_t n = std::size_t{1} << 24;
+  const double tiles = static_cast<double>(n / 4096);
+  const double status = 4.0 * 256 * tiles;
+  EXPECT_DOUBLE_EQ(stage08::bytes_moved(n, 4, 0, 32), 4.0 * n + 4 * (2.0 * 4 * n + 3 * status));
+  EXPECT_DOUBLE_EQ(stage08::bytes_moved(n, 4, 4, 32), 4.0 * n + 4 * (2.0 * 8 * n + 3 * status));
+  EXPECT_DOUBLE_EQ(stage08::bytes_moved(1, 4, 0, 32), 8.0);  // a copy
+}
+
+}  // namespace
