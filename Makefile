@@ -14,7 +14,7 @@ OUT ?= $(BUILD)/device-logs
 CMAKE_FLAGS ?=
 
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
-DEB_PACKAGES := cmake libgtest-dev libbenchmark-dev doxygen python3
+DEB_PACKAGES := cmake ninja-build libgtest-dev libbenchmark-dev doxygen python3
 
 .PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps device-check format clean lab figures
 

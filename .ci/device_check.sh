@@ -57,9 +57,10 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   # Sanitizers slow kernels 10-100x: cap the sizes (SORTLAB_TEST_MAX_N; every tile boundary of
   # stages 01-03 and the first of stage 04 stay in) and run the first key type (u32) of every
   # suite instance plus the trace tests; the other key types only change the digit transform,
-  # which the full ctest run covers. The runs go in parallel (they share the GPU; each is bound
-  # by the sanitizer's host-side work), each under its own time limit so a slow one cannot cost
-  # the others their logs.
+  # which the full ctest run covers. Stage 05 adds the cases whose kernels differ: 64-bit values
+  # (instance 12), 7-bit digits with 128-thread blocks (15), and every block-sort shape. The runs
+  # go in parallel (they share the GPU; each is bound by the sanitizer's host-side work), each
+  # under its own time limit so a slow one cannot cost the others their logs.
   # gtest sharding splits each program's tests over SANITIZER_SHARDS processes. The tests that
   # hold the legacy stream with a spinning kernel are left out: the sanitizers serialise kernels,
   # so the sort under test could never run beside the spinning one.
@@ -75,7 +76,7 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard SORTLAB_TEST_MAX_N=$max_n \
       timeout -k 30 "${SANITIZER_TIMEOUT:-500}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
       ${SANITIZER_EXTRA:-} "$exe" --gtest_brief=1 \
-      --gtest_filter="${SANITIZER_FILTER:-*/0.*:Stage04/*/5.*:Stage04/*/6.*:*Trace*:*Usage*:DeviceScan.*-*LegacyStreamIsBusy:*NeverWaitsOnTheLegacyStream}" \
+      --gtest_filter="${SANITIZER_FILTER:-*/0.*:Stage04/*/5.*:Stage04/*/6.*:Stage05/*/12.*:Stage05/*/15.*:Stage05BlockSort*:Stage05Pairs.*:Stage05Skipped*:*Trace*:*Usage*:DeviceScan.*-*LegacyStreamIsBusy:*NeverWaitsOnTheLegacyStream}" \
       >"$logs/$name.log" 2>&1
     echo $? >"$logs/$name.rc"
   }
@@ -102,6 +103,10 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     rc=$(cat "$rc_file")
     echo "$name: rc=$rc $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/$name.log" | tail -1) $(grep -E "^\[ +PASSED" "$logs/$name.log")"
     [ "$rc" = 0 ] || { echo "!!! $name failed (rc=$rc; 124 = timed out)"; tail -5 "$logs/$name.log"; status=1; }
+    # A filter that selects nothing exits 0: count that as a failure, not as a clean run.
+    if [ "$rc" = 0 ] && ! grep -qE "^\[ +PASSED +\] [1-9]" "$logs/$name.log"; then
+      echo "!!! $name ran no test (filter or shard selected nothing)"; status=1
+    fi
   done
 fi
 

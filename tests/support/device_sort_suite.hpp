@@ -408,6 +408,10 @@ TYPED_TEST_P(DeviceSortSuite, RejectsBadArguments) {
   constexpr std::size_t n = 64;
   DeviceBuffer<Key> keys(4 * n);
   DeviceBuffer<Value> values(4 * n);
+  // Every array (and the scratch, below) starts poisoned and must end so: a call with bad
+  // arguments must throw before it launches anything.
+  keys.fill_bytes(kPoisonByte);
+  values.fill_bytes(kPoisonByte);
   Key* const keys_a = keys.data();
   Key* const keys_b = keys.data() + n;
   Value* const values_a = values.data();
@@ -426,6 +430,7 @@ TYPED_TEST_P(DeviceSortSuite, RejectsBadArguments) {
                                                    SortOptions{}, nullptr));
   std::size_t temp_bytes = std::max(keys_bytes, pairs_bytes);
   DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
+  temp.fill_bytes(kPoisonByte);
   void* const scratch = temp.data();
 
   auto expect_keys_error = [&](const char* what, void* t, const Key* in, Key* out,
@@ -477,7 +482,10 @@ TYPED_TEST_P(DeviceSortSuite, RejectsBadArguments) {
                                                  nullptr),
                  Error);
   }
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());  // no launch may have happened on bad arguments
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  expect_canary_intact(keys, 0, "keys (every call had bad arguments)");
+  expect_canary_intact(values, 0, "values (every call had bad arguments)");
+  expect_canary_intact(temp, 0, "temp_storage (every call had bad arguments)");
 }
 
 /// Registers every test of the suite.

@@ -385,3 +385,36 @@ class MakeTableScriptTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OwnBytesCellTest(unittest.TestCase):
+    """A bytes model that counts passes the sort skipped must not be shown as a bandwidth above
+    what a plain copy reached (stage 05 on one repeated value); every other row keeps its GB/s."""
+
+    @staticmethod
+    def result(entry: str, gbps: float, dist: str = "") -> "rt.Result":
+        return rt.Result(entry=entry, key_type="u32", kind="keys", variant="", n=B, ands=0,
+                         median_ms=1.0, keys_per_s=1e9, gbps=gbps, bytes=1.0, label=entry,
+                         dist=dist)
+
+    def test_equal_keys_above_the_copy_rate_are_marked(self) -> None:
+        copy = self.result("copy", 3000.0)
+        self.assertEqual(rt.own_bytes_cell(self.result("stage05", 7625.0, "equal"), copy),
+                         rt.OVERCOUNTED)
+
+    def test_equal_keys_below_the_copy_rate_keep_their_number(self) -> None:
+        copy = self.result("copy", 3000.0)
+        self.assertEqual(rt.own_bytes_cell(self.result("stage00", 2010.0, "equal"), copy), "2,010")
+
+    def test_other_shapes_keep_their_number_even_above_the_copy_rate(self) -> None:
+        # small multi-pass sorts run from the L2 and may exceed a DRAM copy legitimately
+        copy = self.result("copy", 132.0)
+        self.assertEqual(rt.own_bytes_cell(self.result("stage01", 2000.0), copy), "2,000")
+
+    def test_committed_page_marks_stage05_equal_rows(self) -> None:
+        page = os.path.join(REPO, "docs", "results", "NVIDIA-H100-80GB-HBM3.md")
+        with open(page, encoding="utf-8") as handle:
+            text = handle.read()
+        rows = [line for line in text.splitlines()
+                if line.startswith("| stage05 |") and rt.OVERCOUNTED in line]
+        self.assertEqual(len(rows), 2, "both one-repeated-value ladders mark stage 05's GB/s")
