@@ -201,9 +201,13 @@ inline LookbackModel model_lookback(const std::vector<std::uint32_t>& tile_count
       // Tile 0 knows its inclusive prefix at once (its own counts); the others publish their
       // aggregate so that later tiles need not wait for their look-back.
       publish(b, b == 0 ? TileFlag::kPrefix : TileFlag::kAggregate, own);
-      phase[b] = b == 0 ? Phase::kDone : Phase::kLookingBack;
-      next_predecessor[b] = b - 1;
-      if (b == 0) ++done;
+      if (b == 0) {
+        phase[b] = Phase::kDone;
+        ++done;
+      } else {
+        phase[b] = Phase::kLookingBack;
+        next_predecessor[b] = b - 1;
+      }
       return;
     }
     const std::size_t p = next_predecessor[b];
