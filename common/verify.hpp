@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -35,6 +36,20 @@ std::string hex_bits(Key key) {
   return out.str();
 }
 
+/// A key for a failure message: its value and its raw bits, "12 (bits 0xc)", so a student sees
+/// the number they sorted and the bits a radix pass reads. Types without a host operator<<
+/// (__half, __nv_bfloat16) show their bits only.
+template <typename Key>
+std::string key_text(Key key) {
+  if constexpr (std::is_arithmetic_v<Key>) {
+    std::ostringstream out;
+    out << +key << " (bits " << hex_bits(key) << ')';
+    return out.str();
+  } else {
+    return hex_bits(key);
+  }
+}
+
 /// A failed VerifyResult at \p index with \p message.
 inline VerifyResult failure(std::size_t index, const std::string& message) {
   return VerifyResult{false, index, message};
@@ -48,8 +63,8 @@ VerifyResult first_non_permutation(const std::vector<Key>& input, const std::vec
   for (std::size_t i = 0; i < output.size(); ++i) {
     auto& count = remaining[KeyTraits<Key>::raw_bits(output[i])];
     if (--count < 0)
-      return failure(i, "output is not a permutation of the input: key bits " +
-                            hex_bits(output[i]) + " at index " + std::to_string(i) +
+      return failure(i, "output is not a permutation of the input: key " + key_text(output[i]) +
+                            " at index " + std::to_string(i) +
                             " occurs more often than in the input");
   }
   return failure(0, "output is not a permutation of the input");
@@ -66,9 +81,9 @@ VerifyResult verify_sorted_keys(const std::vector<Key>& input, const std::vector
                                   std::to_string(input.size()));
   for (std::size_t i = 1; i < output.size(); ++i) {
     if (sort_bits(output[i - 1], options) > sort_bits(output[i], options))
-      return detail::failure(i, "not sorted at index " + std::to_string(i) + ": " +
-                                    detail::hex_bits(output[i - 1]) + " before " +
-                                    detail::hex_bits(output[i]));
+      return detail::failure(
+          i, "not sorted at index " + std::to_string(i) + ": " + detail::key_text(output[i - 1]) +
+                 " at index " + std::to_string(i - 1) + " before " + detail::key_text(output[i]));
   }
   using Bits = typename KeyTraits<Key>::Bits;
   std::vector<Bits> in_bits(input.size()), out_bits(output.size());
@@ -97,8 +112,8 @@ VerifyResult verify_stably_sorted_keys(const std::vector<Key>& input,
   for (std::size_t i = 0; i < output.size(); ++i) {
     if (KeyTraits<Key>::raw_bits(output[i]) != KeyTraits<Key>::raw_bits(expected[i]))
       return detail::failure(i, "key at index " + std::to_string(i) + " is " +
-                                    detail::hex_bits(output[i]) + " but the stable order has " +
-                                    detail::hex_bits(expected[i]) +
+                                    detail::key_text(output[i]) + " but the stable order has " +
+                                    detail::key_text(expected[i]) +
                                     ": keys with equal sort bits lost their input order");
   }
   return {};
@@ -123,9 +138,9 @@ VerifyResult verify_sorted_pairs(const std::vector<Key>& input_keys,
         KeyTraits<Key>::raw_bits(output_keys[i]) == KeyTraits<Key>::raw_bits(expected_keys[i]);
     if (!same_key || output_values[i] != expected_values[i]) {
       std::ostringstream message;
-      message << "pair at index " << i << " is (" << detail::hex_bits(output_keys[i]) << ", "
+      message << "pair at index " << i << " is (" << detail::key_text(output_keys[i]) << ", "
               << +output_values[i] << ") but the stable order has ("
-              << detail::hex_bits(expected_keys[i]) << ", " << +expected_values[i]
+              << detail::key_text(expected_keys[i]) << ", " << +expected_values[i]
               << "): values did not travel with their keys, or equal keys lost input order";
       return detail::failure(i, message.str());
     }

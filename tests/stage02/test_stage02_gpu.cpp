@@ -11,6 +11,7 @@
 #include "common/device_buffer.hpp"
 #include "tests/stage02/stage02_sorter.hpp"
 #include "tests/support/device_sort_suite.hpp"
+#include "tests/support/first_mismatch.hpp"
 #include "tests/support/legacy_stream_blocker.hpp"
 
 namespace {
@@ -21,15 +22,6 @@ using sortlab::testing::SortCase;
 using Stage02Cases =
     ::testing::Types<SortCase<Stage02Sorter, std::uint32_t>, SortCase<Stage02Sorter, std::int32_t>,
                      SortCase<Stage02Sorter, float>>;
-
-/// Bit patterns of keys, so float NaNs compare equal to themselves.
-template <typename Key>
-std::vector<std::uint64_t> raw_bits(const std::vector<Key>& keys) {
-  std::vector<std::uint64_t> bits(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    bits[i] = sortlab::KeyTraits<Key>::raw_bits(keys[i]);
-  return bits;
-}
 
 template <typename Key>
 class Stage02Trace : public ::testing::Test {};
@@ -56,12 +48,18 @@ TYPED_TEST(Stage02Trace, PassArraysMatchTheCpuModel) {
           ASSERT_EQ(gpu.num_blocks, cpu.num_blocks);
           ASSERT_EQ(gpu.num_buckets, cpu.num_buckets);
           ASSERT_EQ(gpu.tile_items, cpu.tile_items);
-          ASSERT_EQ(gpu.digits, cpu.digits);
-          ASSERT_EQ(raw_bits(gpu.local_sorted), raw_bits(cpu.local_sorted));
-          ASSERT_EQ(gpu.block_bucket_table, cpu.block_bucket_table);
-          ASSERT_EQ(gpu.scanned_table, cpu.scanned_table);
-          ASSERT_EQ(gpu.destinations, cpu.destinations);
-          ASSERT_EQ(raw_bits(gpu.keys_out), raw_bits(cpu.keys_out));
+          using sortlab::testing::same_keys;
+          using sortlab::testing::same_per_key;
+          using sortlab::testing::same_table;
+          ASSERT_TRUE(same_per_key("digits", gpu.digits, cpu.digits, kTile));
+          ASSERT_TRUE(same_keys("local_sorted", gpu.local_sorted, cpu.local_sorted, kTile));
+          ASSERT_TRUE(same_table("block_bucket_table", gpu.block_bucket_table,
+                                 cpu.block_bucket_table, cpu.num_blocks));
+          ASSERT_TRUE(
+              same_table("scanned_table", gpu.scanned_table, cpu.scanned_table, cpu.num_blocks));
+          ASSERT_TRUE(
+              same_per_key("destinations", gpu.destinations, cpu.destinations, kTile, &cpu.digits));
+          ASSERT_TRUE(same_keys("keys_out", gpu.keys_out, cpu.keys_out, 0));
         }
       }
     }

@@ -11,6 +11,7 @@
 #include "common/device_buffer.hpp"
 #include "tests/stage04/stage04_sorter.hpp"
 #include "tests/support/device_sort_suite.hpp"
+#include "tests/support/first_mismatch.hpp"
 #include "tests/support/legacy_stream_blocker.hpp"
 
 namespace {
@@ -36,15 +37,6 @@ using Stage04Cases = ::testing::Types<
     // one key per thread (stage 03's tile) and two keys per thread
     SortCase<Stage04Sorter<5, 1>, std::uint32_t>, SortCase<Stage04Sorter<6, 2>, std::uint32_t>,
     SortCase<Stage04Sorter<4, 16>, std::int32_t>>;
-
-/// The raw bits of keys, so that comparisons see NaNs and -0.0 exactly.
-template <typename Key>
-std::vector<std::uint64_t> raw_bits(const std::vector<Key>& keys) {
-  std::vector<std::uint64_t> bits(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    bits[i] = sortlab::KeyTraits<Key>::raw_bits(keys[i]);
-  return bits;
-}
 
 template <typename Key>
 class Stage04Trace : public ::testing::Test {};
@@ -77,12 +69,18 @@ TYPED_TEST(Stage04Trace, PassArraysMatchTheCpuModel) {
           ASSERT_EQ(gpu.num_blocks, cpu.num_blocks);
           ASSERT_EQ(gpu.num_buckets, cpu.num_buckets);
           ASSERT_EQ(gpu.tile_items, cpu.tile_items);
-          ASSERT_EQ(gpu.digits, cpu.digits);
-          ASSERT_EQ(gpu.block_bucket_table, cpu.block_bucket_table);
-          ASSERT_EQ(gpu.scanned_table, cpu.scanned_table);
-          ASSERT_EQ(raw_bits(gpu.local_sorted), raw_bits(cpu.local_sorted));
-          ASSERT_EQ(gpu.destinations, cpu.destinations);
-          ASSERT_EQ(raw_bits(gpu.keys_out), raw_bits(cpu.keys_out));
+          using sortlab::testing::same_keys;
+          using sortlab::testing::same_per_key;
+          using sortlab::testing::same_table;
+          ASSERT_TRUE(same_per_key("digits", gpu.digits, cpu.digits, tile));
+          ASSERT_TRUE(same_table("block_bucket_table", gpu.block_bucket_table,
+                                 cpu.block_bucket_table, cpu.num_blocks));
+          ASSERT_TRUE(
+              same_table("scanned_table", gpu.scanned_table, cpu.scanned_table, cpu.num_blocks));
+          ASSERT_TRUE(same_keys("local_sorted", gpu.local_sorted, cpu.local_sorted, tile));
+          ASSERT_TRUE(
+              same_per_key("destinations", gpu.destinations, cpu.destinations, tile, &cpu.digits));
+          ASSERT_TRUE(same_keys("keys_out", gpu.keys_out, cpu.keys_out, 0));
         }
       }
     }
