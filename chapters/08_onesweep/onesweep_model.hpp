@@ -293,6 +293,93 @@ inline std::string describe_lookback(const LookbackModel& model,
   return text;
 }
 
+// ---- The tile rank as the GPU computes it: warp multi-split ------------------------------------
+
+/// The warp multi-split rank of one tile, step by step (onesweep_kernel's rank phase).
+struct WarpRankModel {
+  int warps = 0;  ///< warps of the block
+  /// After the warps count: warp w's keys of digit d at w * num_digits + d.
+  std::vector<std::uint32_t> warp_counts;
+  /// After the per-digit scan over warps: keys of digit d in warps before w, same layout.
+  std::vector<std::uint32_t> warp_starts;
+  std::vector<std::uint32_t> tile_counts;       ///< keys of digit d in the tile
+  std::vector<std::uint32_t> tile_digit_start;  ///< exclusive scan of tile_counts
+  std::vector<std::uint32_t> ranks;             ///< rank of each tile position (tile order)
+};
+
+/// Warp, step and lane of tile position \p position in the warp-striped arrangement the kernel
+/// loads: warp w owns positions [w * 32K, (w + 1) * 32K), and in step i its lane l holds
+/// w * 32K + 32i + l.
+struct WarpSlot {
+  std::uint32_t warp, step, lane;  ///< where the position lives
+};
+
+/// The WarpSlot of tile position \p position for \p keys_per_thread keys per thread.
+/// \param position position in the tile
+/// \param keys_per_thread K
+inline WarpSlot warp_slot(std::size_t position, int keys_per_thread) {
+  const std::size_t warp_items = 32 * static_cast<std::size_t>(keys_per_thread);
+  return {static_cast<std::uint32_t>(position / warp_items),
+          static_cast<std::uint32_t>(position % warp_items / 32),
+          static_cast<std::uint32_t>(position % 32)};
+}
+
+/// Ranks one tile the way onesweep_kernel does: every warp, step by step, groups its lanes by
+/// digit (what __match_any_sync returns), and the group's highest lane adds the group's size to
+/// the warp's counter of that digit; a lane's rank in its warp is the counter before plus the
+/// group's lanes below it. Then per digit the warps' counters are scanned (warp starts), the
+/// tile's counts are scanned (digit starts), and rank = digit start + warp start + rank in warp.
+/// \param digits one digit per valid tile position (fewer than threads * K for a partial tile)
+/// \param threads threads per block (a multiple of 32)
+/// \param keys_per_thread K
+/// \param num_digits digit values
+inline WarpRankModel model_warp_rank(const std::vector<std::uint32_t>& digits, int threads,
+                                     int keys_per_thread, int num_digits) {
+  require(threads % 32 == 0 && keys_per_thread >= 1, "model_warp_rank: whole warps, K >= 1");
+  require(digits.size() <= static_cast<std::size_t>(threads) * keys_per_thread,
+          "model_warp_rank: more digits than the tile holds");
+  const std::size_t d_count = static_cast<std::size_t>(num_digits);
+  WarpRankModel model;
+  model.warps = threads / 32;
+  model.warp_counts.assign(model.warps * d_count, 0);
+  std::vector<std::uint32_t> in_warp(digits.size());
+  for (int w = 0; w < model.warps; ++w)
+    for (int i = 0; i < keys_per_thread; ++i) {
+      const std::size_t first = (static_cast<std::size_t>(w) * keys_per_thread + i) * 32;
+      if (first >= digits.size()) break;
+      const std::size_t lanes = std::min<std::size_t>(32, digits.size() - first);
+      // One step: the lanes with equal digits form a group; each reads the counter as it was.
+      std::vector<std::uint32_t> counter_before(lanes), below(lanes, 0);
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const std::uint32_t d = digits[first + l];
+        require(d < d_count, "model_warp_rank: digit out of range");
+        counter_before[l] = model.warp_counts[w * d_count + d];
+        for (std::size_t k = 0; k < l; ++k) below[l] += digits[first + k] == d;
+      }
+      for (std::size_t l = 0; l < lanes; ++l) {
+        in_warp[first + l] = counter_before[l] + below[l];
+        ++model.warp_counts[w * d_count + digits[first + l]];  // the leader adds the group
+      }
+    }
+  model.warp_starts.assign(model.warp_counts.size(), 0);
+  model.tile_counts.assign(d_count, 0);
+  for (std::size_t d = 0; d < d_count; ++d)
+    for (int w = 0; w < model.warps; ++w) {
+      model.warp_starts[w * d_count + d] = model.tile_counts[d];
+      model.tile_counts[d] += model.warp_counts[w * d_count + d];
+    }
+  model.tile_digit_start.assign(d_count, 0);
+  for (std::size_t d = 1; d < d_count; ++d)
+    model.tile_digit_start[d] = model.tile_digit_start[d - 1] + model.tile_counts[d - 1];
+  model.ranks.resize(digits.size());
+  for (std::size_t p = 0; p < digits.size(); ++p) {
+    const WarpSlot slot = warp_slot(p, keys_per_thread);
+    model.ranks[p] = model.tile_digit_start[digits[p]] +
+                     model.warp_starts[slot.warp * d_count + digits[p]] + in_warp[p];
+  }
+  return model;
+}
+
 // ---- (c) and (d): one pass, ranked, looked back and scattered --------------------------------
 
 /// One pass of the model: the arrays trace_pass returns, and the look-back step by step.
@@ -337,15 +424,25 @@ PassModel<Key> model_pass_with_starts(const std::vector<Key>& keys, int first_bi
   trace.ranks.resize(n);
   trace.destinations.resize(n);
   trace.keys_out.resize(n);
+  // Tiles of the device's shape are ranked the way the kernel ranks them (warp multi-split);
+  // other tile sizes (the tests' small tiles) by counting.
+  const int keys_per_thread = keys_per_thread_for(sizeof(Key));
+  const bool device_shape = tile_items == static_cast<std::size_t>(tile_items_for(sizeof(Key)));
   for (std::size_t b = 0; b < tiles; ++b) {
     const std::size_t first = b * tile_items, count = std::min(tile_items, n - first);
     std::vector<std::uint32_t> tile_start(digits, 0), seen(digits, 0);
     for (std::size_t d = 1; d < digits; ++d)
       tile_start[d] = tile_start[d - 1] + trace.tile_counts[b * digits + d - 1];
+    std::vector<std::uint32_t> warp_ranks;
+    if (device_shape)
+      warp_ranks =
+          model_warp_rank({trace.digits.begin() + first, trace.digits.begin() + first + count},
+                          kThreadsPerBlock, keys_per_thread, static_cast<int>(digits))
+              .ranks;
     for (std::size_t p = 0; p < count; ++p) {
       const std::uint32_t d = trace.digits[first + p];
       const std::uint32_t within = seen[d]++;
-      trace.ranks[first + p] = tile_start[d] + within;
+      trace.ranks[first + p] = device_shape ? warp_ranks[p] : tile_start[d] + within;
       const std::uint32_t destination =
           starts[d] + trace.exclusive_prefixes[b * digits + d] + within;
       trace.destinations[first + p] = destination;

@@ -402,6 +402,92 @@ TEST(Stage08ModelSort, EveryKeyTheSameDigitInOnePlace) {
   EXPECT_TRUE(sortlab::verify_stably_sorted_keys(keys, sorted).ok);
 }
 
+// The warp multi-split rank by hand: one warp of 32 lanes, 2 keys per thread, 2-bit digits. Step 0
+// holds positions 0-31, step 1 positions 32-63; in each step the lanes with equal digits form a
+// group and count together.
+TEST(Stage08WarpRank, OneWarpByHand) {
+  std::vector<std::uint32_t> digits(64);
+  for (std::size_t p = 0; p < 64; ++p) digits[p] = p % 4 == 3 ? 3u : (p < 32 ? 1u : 0u);
+  // step 0: 8 threes (lanes 3, 7, ...), 24 ones; step 1: 8 threes, 24 zeros.
+  const auto model = stage08::model_warp_rank(digits, 32, 2, 4);
+  EXPECT_EQ(model.warp_counts, (std::vector<std::uint32_t>{24, 24, 0, 16}));
+  EXPECT_EQ(model.tile_digit_start, (std::vector<std::uint32_t>{0, 24, 48, 48}));
+  EXPECT_EQ(model.ranks[0], 24u);   // the first one
+  EXPECT_EQ(model.ranks[3], 48u);   // the first three
+  EXPECT_EQ(model.ranks[32], 0u);   // the first zero (step 1) ranks before every one of step 0
+  EXPECT_EQ(model.ranks[35], 56u);  // step 1's first three follows step 0's eight
+  EXPECT_EQ(model.ranks[63], 63u);
+}
+
+/// Stable ranks by digit, the slow obvious way.
+std::vector<std::uint32_t> stable_ranks(const std::vector<std::uint32_t>& digits) {
+  std::vector<std::uint32_t> ranks(digits.size());
+  for (std::size_t i = 0; i < digits.size(); ++i)
+    for (std::size_t j = 0; j < digits.size(); ++j)
+      ranks[i] += digits[j] < digits[i] || (digits[j] == digits[i] && j < i);
+  return ranks;
+}
+
+// The warp-striped positions and the scans over warps and digits make the warp multi-split rank
+// the stable rank, for full and partial tiles, every shape, few and many digit values.
+TEST(Stage08WarpRank, EqualsTheStableRank) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  std::mt19937_64 random(seed);
+  struct Shape {
+    int threads, keys_per_thread, digits;
+  };
+  for (const Shape shape : {Shape{256, 16, 256}, Shape{256, 8, 256}, Shape{64, 3, 16},
+                            Shape{32, 1, 2}, Shape{128, 5, 256}}) {
+    const std::size_t tile = static_cast<std::size_t>(shape.threads) * shape.keys_per_thread;
+    for (std::size_t count : {tile, tile - 1, tile / 2 + 3, std::size_t{1}, std::size_t{0}}) {
+      for (std::uint32_t distinct : {1u, 2u, static_cast<std::uint32_t>(shape.digits)}) {
+        SCOPED_TRACE("threads=" + std::to_string(shape.threads) + " K=" +
+                     std::to_string(shape.keys_per_thread) + " count=" + std::to_string(count) +
+                     " distinct=" + std::to_string(distinct) + " seed=" + std::to_string(seed));
+        std::vector<std::uint32_t> digits(count);
+        for (auto& d : digits) d = static_cast<std::uint32_t>(random() % distinct);
+        const auto model =
+            stage08::model_warp_rank(digits, shape.threads, shape.keys_per_thread, shape.digits);
+        ASSERT_EQ(model.ranks, stable_ranks(digits));
+      }
+    }
+  }
+  const auto slot = stage08::warp_slot(3 * 512 + 2 * 32 + 5, 16);
+  EXPECT_EQ(slot.warp, 3u);
+  EXPECT_EQ(slot.step, 2u);
+  EXPECT_EQ(slot.lane, 5u);
+}
+
+// Everything a caller can get wrong is caught on the host, before any device work; a size query
+// needs no GPU, and the scratch holds the alternate keys, the status words and the counters.
+TEST(Stage08Arguments, BadArgumentsThrowWithoutAGpu) {
+  std::uint32_t fake[2] = {0, 0};
+  std::size_t temp_bytes = 0;
+  EXPECT_THROW(
+      stage08::sort_keys<std::uint32_t>(nullptr, temp_bytes, fake, fake + 1, 1, {0, 33, false}),
+      sortlab::Error);
+  EXPECT_THROW(stage08::sort_keys<std::uint32_t>(nullptr, temp_bytes, fake, fake + 1,
+                                                 stage08::kMaxItems + 1),
+               sortlab::Error);
+  EXPECT_THROW(stage08::sort_keys<std::uint32_t>(nullptr, temp_bytes, fake, fake + 1, 1, {},
+                                                 stage08::Config{6}),
+               sortlab::Error);
+  EXPECT_THROW(stage08::trace_pass(std::vector<std::uint32_t>{1, 2}, 32), sortlab::Error);
+  EXPECT_THROW(stage08::trace_pass(std::vector<std::uint32_t>{1, 2}, 0, 9), sortlab::Error);
+  // A query answers without touching the device.
+  const std::size_t n = 1'000'000;
+  stage08::sort_keys<std::uint32_t>(nullptr, temp_bytes, nullptr, nullptr, n);
+  const std::size_t tiles = (n + 4095) / 4096;
+  EXPECT_GE(temp_bytes, 4 * n + 4 * 256 * tiles + 4 * (4 * 256 + 4) + 4 * 4 * 256);
+  std::size_t pairs_bytes = 0;
+  stage08::sort_pairs<std::uint32_t, std::uint64_t>(nullptr, pairs_bytes, nullptr, nullptr, nullptr,
+                                                    nullptr, n);
+  EXPECT_GE(pairs_bytes, temp_bytes + 8 * n);
+  std::size_t wide_bytes = 0;  // 64-bit keys: 8 places, 2048-key tiles
+  stage08::sort_keys<std::uint64_t>(nullptr, wide_bytes, nullptr, nullptr, n);
+  EXPECT_GE(wide_bytes, 8 * n + 4 * 256 * ((n + 2047) / 2048) + 4 * (8 * 256 + 8));
+}
+
 // The tile constants the kernels and the launcher share.
 TEST(Stage08Constants, TilesAndPasses) {
   EXPECT_EQ(stage08::kDigits, 256);
