@@ -311,7 +311,9 @@ struct WarpRankModel {
 /// loads: warp w owns positions [w * 32K, (w + 1) * 32K), and in step i its lane l holds
 /// w * 32K + 32i + l.
 struct WarpSlot {
-  std::uint32_t warp, step, lane;  ///< where the position lives
+  std::uint32_t warp;  ///< the warp that holds the position
+  std::uint32_t step;  ///< the load step (0 .. K-1) it is loaded in
+  std::uint32_t lane;  ///< the lane that holds it
 };
 
 /// The WarpSlot of tile position \p position for \p keys_per_thread keys per thread.
