@@ -420,6 +420,7 @@ PassModel<Key> model_pass_with_starts(const std::vector<Key>& keys, int first_bi
   model.lookback = model_lookback(trace.tile_counts, static_cast<int>(digits),
                                   schedule ? *schedule : in_order_schedule(tiles));
   trace.exclusive_prefixes = model.lookback.exclusive_prefixes;
+  trace.final_status = model.lookback.final_status;
 
   // Rank inside the tile (stable by digit), then scatter: digit start + keys of the digit in
   // earlier tiles + keys of the digit earlier in this tile.

@@ -245,6 +245,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   trace.digit_starts = first_digits(starts.download());
   trace.tile_counts = first_digits(tile_counts.download());
   trace.exclusive_prefixes = first_digits(prefixes.download());
+  trace.final_status = first_digits(status.download());
   trace.digits = digits_of.download();
   trace.ranks = ranks.download();
   trace.keys_out = keys_out.download();

@@ -183,6 +183,9 @@ struct PassTrace {
   std::vector<std::uint32_t> tile_counts;
   /// Keys of digit d in the tiles before b, at b * num_digits + d: what tile b's look-back finds.
   std::vector<std::uint32_t> exclusive_prefixes;
+  /// The status words after the pass, at b * num_digits + d (tile_status.hpp): tile 0 and every
+  /// tile but the last hold (prefix, inclusive prefix); the last tile (aggregate, its count).
+  std::vector<std::uint32_t> final_status;
   std::vector<std::uint32_t> ranks;  ///< rank of each input key inside its tile (stable by digit)
   std::vector<std::uint32_t> destinations;  ///< where each input key went (input order)
   std::vector<Key> keys_out;                ///< keys after the pass

@@ -139,7 +139,8 @@ using TraceKeys = ::testing::Types<std::uint32_t, float, std::uint64_t>;
 TYPED_TEST_SUITE(Stage08Trace, TraceKeys, sortlab::testing::KeyName);
 
 // Every array of one GPU pass equals the CPU model's: digits, histogram, digit starts, each
-// tile's counts (its aggregate), what each tile's look-back found, ranks, destinations, output.
+// tile's counts (its aggregate), what each tile's look-back found, the status words it left,
+// ranks, destinations, output.
 TYPED_TEST(Stage08Trace, PassArraysMatchTheCpuModel) {
   using Key = TypeParam;
   const std::uint64_t seed = sortlab::testing::test_seed();
@@ -165,6 +166,7 @@ TYPED_TEST(Stage08Trace, PassArraysMatchTheCpuModel) {
           ASSERT_EQ(gpu.digit_starts, cpu.digit_starts);
           ASSERT_EQ(gpu.tile_counts, cpu.tile_counts);
           ASSERT_EQ(gpu.exclusive_prefixes, cpu.exclusive_prefixes);
+          ASSERT_EQ(gpu.final_status, cpu.final_status);  // what each tile published, flags too
           ASSERT_EQ(gpu.ranks, cpu.ranks);
           ASSERT_EQ(gpu.destinations, cpu.destinations);
           ASSERT_EQ(raw_bits(gpu.keys_out), raw_bits(cpu.keys_out));

@@ -80,6 +80,7 @@ TEST(Stage08PassModel, ThreeTilesByHandInOrder) {
             "tile 1 publishes prefix (2 4 1 1)\n"
             "tile 2 publishes aggregate (0 0 1 2)\n"
             "tile 2 reads tile 1: prefix (2 4 1 1)\n");
+  EXPECT_EQ(trace.final_status, model.lookback.final_status);
   EXPECT_EQ(model.lookback.final_status[0], stage08::pack_status(TileFlag::kPrefix, 1));
   EXPECT_EQ(model.lookback.final_status[4], stage08::pack_status(TileFlag::kPrefix, 2));
   EXPECT_EQ(model.lookback.final_status[8], stage08::pack_status(TileFlag::kAggregate, 0));
