@@ -15,6 +15,7 @@
 #include "common/reference.hpp"
 #include "common/verify.hpp"
 #include "tests/support/device_sort_suite.hpp"
+#include "tests/support/first_mismatch.hpp"
 #include "tests/support/key_types.hpp"
 #include "tests/support/legacy_stream_blocker.hpp"
 
@@ -133,6 +134,35 @@ TEST(Stage08Lookback, RepeatedRunsAreIdentical) {
   }
 }
 
+/// Compares a per-(tile, digit) array of a GPU pass (entry b * num_digits + d) with the CPU
+/// model's; a failure names the first differing tile and digit, both values (status words as
+/// flag and count) and how many entries differ.
+::testing::AssertionResult same_per_tile_digit(const std::string& what,
+                                               const std::vector<std::uint32_t>& gpu,
+                                               const std::vector<std::uint32_t>& model,
+                                               int num_digits, bool status_words = false) {
+  if (gpu.size() != model.size())
+    return ::testing::AssertionFailure()
+           << what << ": the GPU has " << gpu.size() << " entries, the model " << model.size();
+  const auto text = [&](std::uint32_t value) {
+    return status_words ? std::string(stage08::to_string(stage08::status_flag(value))) + " " +
+                              std::to_string(stage08::status_count(value))
+                        : std::to_string(value);
+  };
+  std::size_t first = gpu.size(), differing = 0;
+  for (std::size_t i = 0; i < gpu.size(); ++i)
+    if (gpu[i] != model[i]) {
+      first = std::min(first, i);
+      ++differing;
+    }
+  if (differing == 0) return ::testing::AssertionSuccess();
+  const std::size_t digits = static_cast<std::size_t>(num_digits);
+  return ::testing::AssertionFailure()
+         << what << ": tile " << first / digits << ", digit " << first % digits
+         << ": the model has " << text(model[first]) << ", the GPU " << text(gpu[first]) << " ("
+         << differing << " of " << gpu.size() << " entries differ)";
+}
+
 template <typename Key>
 class Stage08Trace : public ::testing::Test {};
 using TraceKeys = ::testing::Types<std::uint32_t, float, std::uint64_t>;
@@ -161,15 +191,22 @@ TYPED_TEST(Stage08Trace, PassArraysMatchTheCpuModel) {
           ASSERT_EQ(gpu.num_tiles, cpu.num_tiles);
           ASSERT_EQ(gpu.num_digits, cpu.num_digits);
           ASSERT_EQ(gpu.tile_items, cpu.tile_items);
-          ASSERT_EQ(gpu.digits, cpu.digits);
-          ASSERT_EQ(gpu.histogram, cpu.histogram);
-          ASSERT_EQ(gpu.digit_starts, cpu.digit_starts);
-          ASSERT_EQ(gpu.tile_counts, cpu.tile_counts);
-          ASSERT_EQ(gpu.exclusive_prefixes, cpu.exclusive_prefixes);
-          ASSERT_EQ(gpu.final_status, cpu.final_status);  // what each tile published, flags too
-          ASSERT_EQ(gpu.ranks, cpu.ranks);
-          ASSERT_EQ(gpu.destinations, cpu.destinations);
-          ASSERT_EQ(raw_bits(gpu.keys_out), raw_bits(cpu.keys_out));
+          using sortlab::testing::same_keys;
+          using sortlab::testing::same_per_key;
+          const int digits = cpu.num_digits;
+          ASSERT_TRUE(same_per_key("digits", gpu.digits, cpu.digits, tile));
+          ASSERT_TRUE(same_per_key("histogram", gpu.histogram, cpu.histogram, 0));
+          ASSERT_TRUE(same_per_key("digit_starts", gpu.digit_starts, cpu.digit_starts, 0));
+          ASSERT_TRUE(same_per_tile_digit("tile_counts", gpu.tile_counts, cpu.tile_counts, digits));
+          ASSERT_TRUE(same_per_tile_digit("exclusive_prefixes", gpu.exclusive_prefixes,
+                                          cpu.exclusive_prefixes, digits));
+          // What each tile published, flags included.
+          ASSERT_TRUE(same_per_tile_digit("final_status", gpu.final_status, cpu.final_status,
+                                          digits, true));
+          ASSERT_TRUE(same_per_key("ranks", gpu.ranks, cpu.ranks, tile, &cpu.digits));
+          ASSERT_TRUE(
+              same_per_key("destinations", gpu.destinations, cpu.destinations, tile, &cpu.digits));
+          ASSERT_TRUE(same_keys("keys_out", gpu.keys_out, cpu.keys_out, 0));
         }
       }
     }
