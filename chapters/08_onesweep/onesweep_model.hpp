@@ -1,8 +1,8 @@
 /// \file
-/// \brief Stage 08 CPU model: the all-digit-places histogram of one read, its scans, one pass with
-/// a sequential model of the decoupled look-back, and the whole sort, written plainly so that a
-/// test (or a student) can compare every array with the GPU's (trace_pass) and watch tiles wait
-/// on each other.
+/// \brief Stage 08 CPU model: the all-digit-places histogram of one read, its scans, the warp
+/// multi-split rank of a tile, one pass with a sequential model of the decoupled look-back, and
+/// the whole sort, written plainly so that a test (or a student) can compare every array with the
+/// GPU's (trace_pass) and watch tiles wait on each other.
 ///
 /// The look-back model runs the tiles of a pass as a *schedule*: a list of tile numbers, each
 /// entry letting that tile take one step. A tile's first step publishes its status words (tile 0
