@@ -207,16 +207,13 @@ const std::vector<Flag<TraceArgs>>& trace_flags() {
     f.push_back({"--cpu", "", "use the stage's CPU model even when there is a GPU",
                  [](TraceArgs& a, const std::string&) { a.force_cpu = true; }});
     f.push_back({"--tile", "N",
-                 "keys per block tile of the CPU model (stages 02-04; --tile 4 shows 16 keys as "
-                 "4 blocks); the GPU's tile is fixed, so on a GPU machine add --cpu",
+                 "CPU model's keys per block tile (stages 02-04; 4: 16 keys are 4 blocks)",
                  [](TraceArgs& a, const std::string& v) {
                    // The range is checked with the stage (trace_command), where the message can
                    // say what the stage needs.
                    a.tile_items = parse_integer(v, "--tile", kIntMin, kIntMax);
                  }});
-    f.push_back({"--svg", "FILE",
-                 "also draw the first pass as an SVG figure (keys, digit bits, bucket table and "
-                 "its scan, arrows to the destinations)",
+    f.push_back({"--svg", "FILE", "also draw the first pass as an SVG figure (up to 64 keys)",
                  [](TraceArgs& a, const std::string& v) {
                    if (v.empty()) throw UsageError("--svg: give a file name");
                    a.svg_path = v;
