@@ -319,6 +319,14 @@ int trace_command(const TraceArgs& args, std::ostream& out, bool gpu_present) {
                      "trace");
   }
   check_tuning(entry, args.tuning);
+  // A stage whose trace runs one fixed tiling (stage 05) traces its default digit width only;
+  // printing "radix_bits=7" over 6-bit passes would misread the trace.
+  if (args.tuning.radix_bits && entry.digit_bits(args.tuning) != *args.tuning.radix_bits)
+    throw UsageError("--radix-bits: " + stage_label(entry) + "'s trace shows its default " +
+                         std::to_string(entry.digit_bits(args.tuning)) +
+                         "-bit digits; --radix-bits " + std::to_string(*args.tuning.radix_bits) +
+                         " applies to `sortlab run`",
+                     "trace");
   if (args.bits > max_trace_bits(args.type))
     throw UsageError("--bits: " + std::to_string(args.bits) + " is too many for " +
                          to_string(args.type) + " keys (at most " +

@@ -330,6 +330,14 @@ TEST(SortlabRegistry, TuningOptionsOnlyForStagesThatHaveThem) {
   EXPECT_NE(result.err.find("--radix-bits: stage 02 (coalesced_sort)"), std::string::npos)
       << result.err;
   EXPECT_EQ(cli(words({"trace", "--stage", "4", "--keys-per-thread", "3"})).code, 2);
+  // Stage 05's trace runs its default tiling: a width it would not trace is refused, not
+  // printed over 6-bit passes.
+  const CliResult wide =
+      cli(words({"trace", "--stage", "5", "--n", "64", "--cpu", "--radix-bits", "7"}));
+  EXPECT_EQ(wide.code, 2);
+  EXPECT_NE(wide.err.find("trace shows its default 6-bit digits"), std::string::npos) << wide.err;
+  EXPECT_EQ(cli(words({"trace", "--stage", "5", "--n", "64", "--cpu", "--radix-bits", "6"})).code,
+            0);
 }
 
 TEST(SortlabRegistry, StagesListsSummariesAndOptions) {
