@@ -118,6 +118,9 @@ class InputSetTest(unittest.TestCase):
 class ColumnsTest(unittest.TestCase):
     """Every cell of every ladder table, recomputed from the JSON without the renderer."""
 
+    STAGES = ("stage00", "stage01", "stage02", "stage03", "stage04")
+    PAIRS = PAIRS_LOG2
+
     def setUp(self) -> None:
         self.results = h100()
         self.page = rt.results_page(self.results, "g.json", None, None)
@@ -136,17 +139,20 @@ class ColumnsTest(unittest.TestCase):
         previous = find(f"stage{number - 1:02d}", n, "u32", kind, "", ands, dist) \
             if number is not None and number >= 2 else None
         ms = result.median_ms
+        own_gbps = result.bytes / (ms * 1e-3) / 1e9
+        # On one repeated value a model that exceeds the copy's measured rate counted skipped
+        # passes, and the page says so instead of showing the impossible figure.
+        overcounted = dist == "equal" and copy is not None and own_gbps > 1.05 * copy.gbps
         return [
             rt.fmt_sig(ms), f"{rt.fmt_sig(result.p10_ms)}–{rt.fmt_sig(result.p90_ms)}",
-            rt.fmt_sig(n / (ms * 1e-3) / 1e9), rt.fmt_sig(result.bytes / (ms * 1e-3) / 1e9),
+            rt.fmt_sig(n / (ms * 1e-3) / 1e9), rt.OVERCOUNTED if overcounted else rt.fmt_sig(own_gbps),
             rt.fmt_sig(ms / copy.median_ms) if copy else rt.DASH,
             rt.fmt_ratio(previous.median_ms / ms) if previous else rt.DASH,
             rt.fmt_ratio(cub_ms / ms)]
 
     def check_table(self, heading: str, n: int, kind: str, ands: int, dist: str) -> None:
         rows = {row[0]: row for row in tables_by_heading(self.page)[heading]}
-        stages = [s for s in ("stage00", "stage01", "stage02", "stage03", "stage04")]
-        for stage in stages:
+        for stage in self.STAGES:
             expected = self.expected_row(stage, n, kind, ands, dist)
             if expected is None:
                 self.assertEqual(rows[stage][2:], [rt.DASH] * 7, (heading, stage))
@@ -168,12 +174,12 @@ class ColumnsTest(unittest.TestCase):
                 self.check_table(f"### {rt.describe_input(1 << log2, ands=ands, dist=dist)}",
                                  1 << log2, "keys", ands, dist)
                 checked += 1
-        for log2 in PAIRS_LOG2:
+        for log2 in self.PAIRS:
             self.check_table(f"### {rt.describe_input(1 << log2, kind='pairs')}", 1 << log2,
                              "pairs", 0, "")
             checked += 1
         self.assertEqual(checked, len(LADDER_LOG2) + len(SHAPES) * len(SHAPE_LOG2) +
-                         len(PAIRS_LOG2))
+                         len(self.PAIRS))
 
     def test_a_sort_is_never_cheaper_than_its_copy(self) -> None:
         for result in self.results.results:
@@ -193,6 +199,20 @@ class ColumnsTest(unittest.TestCase):
         self.assertGreater(worth["stage04"], worth["stage00"])
         self.assertGreater(self.results.find("stage01", n).gbps,
                            self.results.find("stage04", n).gbps)
+
+
+class CommittedColumnsTest(ColumnsTest):
+    """The same recomputation on the committed H100 page, stage 05 included: the figures the
+    READMEs quote (e.g. stage 05 against CUB best) follow from the committed JSON's counters."""
+
+    STAGES = ColumnsTest.STAGES + ("stage05",)
+    PAIRS = (24, 28)
+
+    def setUp(self) -> None:
+        stem = os.path.join(REPO, "docs", "results", "NVIDIA-H100-80GB-HBM3")
+        self.results = load(f"{stem}.json", f"{stem}-torch.json", f"{stem}-gpu-state.json")
+        with open(f"{stem}.md", encoding="utf-8") as handle:
+            self.page = handle.read()
 
 
 class EventsFallbackTest(unittest.TestCase):
