@@ -20,21 +20,6 @@
 namespace sortlab::stage05 {
 namespace {
 
-/// The type the kernels move a value of \p kBytes bytes as: values are only copied, so a u64
-/// and an i64 (or a double) share one set of kernels.
-template <std::size_t kBytes>
-struct ValueCarrierOf;
-template <>
-struct ValueCarrierOf<4> {
-  using type = std::uint32_t;
-};
-template <>
-struct ValueCarrierOf<8> {
-  using type = std::uint64_t;
-};
-template <std::size_t kBytes>
-using ValueCarrier = typename ValueCarrierOf<kBytes>::type;
-
 /// Tiles of a pass over \p n keys of type Key with digits of \p radix_bits bits.
 template <typename Key>
 std::size_t tiles_for(std::size_t n, int radix_bits = kRadixBits) {
@@ -174,7 +159,7 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
   require_value_pointers(temp_storage, n, values_in, values_out);
   // The kernels only copy values, so every value type of one size shares one set of kernels.
   using Carrier = ValueCarrier<sizeof(Value)>;
-  static_assert(std::is_trivially_copyable_v<Value> && alignof(Value) <= alignof(Carrier),
+  static_assert(kCarriableValue<Value>,
                 "values must be trivially copyable and no more aligned than their size");
   sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out,
                            reinterpret_cast<const Carrier*>(values_in),

@@ -30,6 +30,7 @@
 
 #include "common/errors.hpp"
 #include "common/sort_options.hpp"
+#include "common/value_carrier.hpp"
 
 /// Stage 05: packed-counter rank (CUB's BlockRadixRank), block sort and device sort.
 namespace sortlab::stage05 {
@@ -125,11 +126,6 @@ inline void validate_config(const Config& config) {
 }
 
 // ---- The device sort ----------------------------------------------------------------------------
-
-/// \p T itself, in a form template argument deduction skips: sort_pairs deduces Value from
-/// values_in alone, so a size query may pass a plain nullptr for values_out.
-template <typename T>
-using NotDeduced = typename std::common_type<T>::type;
 
 /// Sorts \p n keys from \p keys_in into \p keys_out (stable). Call with \p temp_storage ==
 /// nullptr to set \p temp_storage_bytes and return without sorting. No allocation and no host

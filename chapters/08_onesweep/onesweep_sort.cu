@@ -20,21 +20,6 @@
 namespace sortlab::stage08 {
 namespace {
 
-/// The type the kernels move a value of \p kBytes bytes as: values are only copied, so every
-/// value type of one size shares one set of kernels.
-template <std::size_t kBytes>
-struct ValueCarrierOf;
-template <>
-struct ValueCarrierOf<4> {
-  using type = std::uint32_t;
-};
-template <>
-struct ValueCarrierOf<8> {
-  using type = std::uint64_t;
-};
-template <std::size_t kBytes>
-using ValueCarrier = typename ValueCarrierOf<kBytes>::type;
-
 /// Tiles of a pass over \p n keys of type Key.
 template <typename Key>
 std::size_t tiles_for(std::size_t n) {
@@ -167,7 +152,7 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
                 const SortOptions& options, const Config& config, cudaStream_t stream) {
   require_value_pointers(temp_storage, n, values_in, values_out);
   using Carrier = ValueCarrier<sizeof(Value)>;
-  static_assert(std::is_trivially_copyable_v<Value> && alignof(Value) <= alignof(Carrier),
+  static_assert(kCarriableValue<Value>,
                 "values must be trivially copyable and no more aligned than their size");
   sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out,
                            reinterpret_cast<const Carrier*>(values_in),

@@ -34,6 +34,7 @@
 #include "chapters/08_onesweep/tile_status.hpp"
 #include "common/errors.hpp"
 #include "common/sort_options.hpp"
+#include "common/value_carrier.hpp"
 
 /// Stage 08: onesweep with decoupled look-back.
 namespace sortlab::stage08 {
@@ -121,11 +122,6 @@ inline void validate_config(const Config& config) {
 }
 
 // ---- The device sort ----------------------------------------------------------------------------
-
-/// \p T itself, in a form template argument deduction skips: sort_pairs deduces Value from
-/// values_in alone, so a size query may pass a plain nullptr for values_out.
-template <typename T>
-using NotDeduced = typename std::common_type<T>::type;
 
 /// Sorts \p n keys from \p keys_in into \p keys_out (stable). Call with \p temp_storage ==
 /// nullptr to set \p temp_storage_bytes and return without sorting. No allocation and no host

@@ -36,7 +36,7 @@ struct Stage08Sorter {
   }
   template <typename Key, typename Value>
   static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
-                         const Value* values_in, stage08::NotDeduced<Value>* values_out,
+                         const Value* values_in, sortlab::NotDeduced<Value>* values_out,
                          std::size_t n, const sortlab::SortOptions& options, cudaStream_t stream) {
     stage08::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options, {},
                         stream);
