@@ -37,4 +37,7 @@ void register_stage05_block_sort(const BenchConfig& config);
 /// 2^16 .. 2^28 (bench_stage05 only). \param config unused
 void register_stage05_wide_types(const BenchConfig& config);
 
+/// Stage 08: onesweep device sort. \param config what to measure
+void register_stage08(const BenchConfig& config);
+
 }  // namespace sortlab::bench

@@ -128,6 +128,7 @@ void register_ladder(const BenchConfig& config) {
   register_stage03(config);
   register_stage04(config);
   register_stage05(config);
+  register_stage08(config);
 }
 
 /// The sweeps that are built into this program.
@@ -141,7 +142,7 @@ void register_sweeps(const BenchConfig& config) {
 
 /// The stages built into this program, e.g. "00,01,02,03,04".
 std::string built_stages() {
-  return "00,01,02,03,04,05";
+  return "00,01,02,03,04,05,08";
 }
 
 /// Records the GPU, the input set and the sweeps' defaults in the JSON context.

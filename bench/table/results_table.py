@@ -126,7 +126,7 @@ def parse_name(name: str) -> ParsedName:
     """Splits a sortlab benchmark name into its parts, dropping Google Benchmark's suffixes.
 
     >>> parse_name("stage03/u32/keys/r:4/n:1024/ands:0/min_time:0.050/manual_time")
-    ParsedName(entry='stage03', key_type='u32', kind='keys', variant='r:4', n=1024, ands=0)
+    ParsedName(entry='stage03', key_type='u32', kind='keys', variant='r:4', n=1024, ands=0, dist='')
     """
     parts = name.split("/")
     entry = parts[0]
@@ -492,13 +492,25 @@ LADDER_HEADERS = ("stage", "what changed", "median ms", "p10–p90 ms", "G keys/
 _LADDER_ALIGN = (False, False, True, True, True, True, True, True, True)
 
 
-def previous_stage(stage: str) -> Optional[str]:
-    """The rung below stage whose speed-up we report: stageNN-1 for NN >= 2.
+def previous_stage(stage: str, present: Sequence[str] = ()) -> Optional[str]:
+    """The rung below stage whose speed-up we report: the highest-numbered stage of \p present
+    below it (stage 08 follows stage 05 while 06 and 07 are not built), or stageNN-1 when
+    \p present is empty. None for stage 01 and 00: stage 01 is the first rung of our own
+    (stage 00 is CUB, compared in its own column).
 
-    Stage 01 is the first rung of our own (stage 00 is CUB, compared in its own column).
+    >>> previous_stage("stage08", ["stage00", "stage01", "stage05", "stage08"])
+    'stage05'
+    >>> previous_stage("stage03")
+    'stage02'
     """
     number = int(stage[5:])
-    return f"stage{number - 1:02d}" if number >= 2 else None
+    if number < 2:
+        return None
+    below = [s for s in present if s.startswith("stage") and s[5:].isdigit()
+             and 1 <= int(s[5:]) < number]
+    if present:
+        return max(below, key=lambda s: int(s[5:])) if below else None
+    return f"stage{number - 1:02d}"
 
 
 # On one repeated value every digit of every pass is the same for all keys, and a sort that skips
@@ -545,7 +557,7 @@ def ladder_table(results: ResultSet, n: int, kind: str = "keys", ands: int = 0,
             rows.append([stage, f"{label} ({why})"] + [DASH] * 7)
             continue
         any_measured = True
-        previous = previous_stage(stage)
+        previous = previous_stage(stage, results.stages())
         prev_result = (results.find(previous, n, key_type, kind, "", ands, dist)
                        if previous else None)
         rows.append([stage, result.label or label] + measured_cells(result, copy) + [
@@ -736,7 +748,7 @@ def sweep_block(results: ResultSet, stage: str) -> Optional[str]:
 def stage_table(results: ResultSet, stage: str) -> Optional[str]:
     """One stage over every measured input: its speed, bandwidth, copies' worth, and ratios to
     the stage before and to CUB's best instantiation (the block a stage README shows)."""
-    previous = previous_stage(stage)
+    previous = previous_stage(stage, results.stages())
     order = list(DISTRIBUTIONS)
     inputs = sorted({(r.kind, r.ands, r.dist, r.n) for r in results.results
                      if r.entry == stage and r.variant == "" and r.key_type == "u32"},

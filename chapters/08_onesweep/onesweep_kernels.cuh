@@ -69,11 +69,10 @@ __global__ void __launch_bounds__(kHistogramThreads)
     counts[i / kDigits][i % kDigits] = 0;
   __syncthreads();
 
-  // Count: every key adds one to one counter of every place.
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    const Key key = keys[i];
+  // Count: every key adds one to one counter of every place. Each thread first loads
+  // kHistogramKeysPerThread keys a grid stride apart, then counts them: the loads are all in
+  // flight at once (one at a time would leave the memory system idle between atomics).
+  const auto count_key = [&](Key key) {
 #pragma unroll
     for (int place = 0; place < kMaxPlaces<Key>; ++place) {
       if (place >= places) break;
@@ -81,7 +80,18 @@ __global__ void __launch_bounds__(kHistogramThreads)
       const int width = min(kRadixBits, bits.end_bit - first_bit);
       atomicAdd(&counts[place][digit_of(key, first_bit, width, bits.descending)], 1u);
     }
+  };
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t batch_stride = stride * kHistogramKeysPerThread;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (kHistogramKeysPerThread - 1) * stride < n; i += batch_stride) {
+    Key batch[kHistogramKeysPerThread];
+#pragma unroll
+    for (int j = 0; j < kHistogramKeysPerThread; ++j) batch[j] = keys[i + j * stride];
+#pragma unroll
+    for (int j = 0; j < kHistogramKeysPerThread; ++j) count_key(batch[j]);
   }
+  for (; i < n; i += stride) count_key(keys[i]);  // the last, partial batch
   __syncthreads();
 
   // Flush: one global atomic per non-zero counter.
@@ -137,6 +147,24 @@ struct OnesweepTrace {
   std::uint32_t* exclusive_prefixes = nullptr;  ///< per (tile, digit): what the look-back found
 };
 
+/// The lanes of the warp whose digit equals this lane's, as a bit mask: what __match_any_sync
+/// returns, built from one ballot per digit bit (each lane keeps the lanes that agree with it on
+/// that bit). On the H100 the ballots are much faster than the match instruction, whose long
+/// latency stalled every rank step (Nsight Compute: half of all stall samples). Every lane of
+/// the warp must call it.
+/// \param digit this lane's digit, below 2^kBits
+template <int kBits>
+__device__ __forceinline__ std::uint32_t lanes_with_same_digit(std::uint32_t digit) {
+  std::uint32_t peers = 0xffffffffu;
+#pragma unroll
+  for (int bit = 0; bit < kBits; ++bit) {
+    const bool set = (digit >> bit) & 1u;
+    const std::uint32_t lanes_with_bit = __ballot_sync(0xffffffffu, set);
+    peers &= set ? lanes_with_bit : ~lanes_with_bit;
+  }
+  return peers;
+}
+
 /// A relaxed, device-scope view of one status word: one 32-bit load or store, which no other
 /// SM can see half done, and which the compiler may not keep in a register while it spins.
 __device__ __forceinline__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> status_word(
@@ -159,21 +187,28 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   constexpr std::uint32_t kWarpItems = 32 * kK;  // a warp's share of the tile
   using Bits = typename KeyTraits<Key>::Bits;
   using ExchangedValue = std::conditional_t<kHasValues, Value, unsigned char>;
+  // Values wider than the keys go through shared memory in rounds, so that they never need more
+  // of it than the keys (u32 keys with u64 values: two rounds of half a tile each).
+  constexpr int kValueRounds =
+      kHasValues && sizeof(ExchangedValue) > sizeof(Bits) ? sizeof(ExchangedValue) / sizeof(Bits)
+                                                          : 1;
+  static_assert(kK % kValueRounds == 0, "whole rows of the tile per value round");
   // The warps' digit counters and the exchange buffers are never live at once.
   __shared__ union Storage {
     std::uint32_t warp_counts[kWarpsPerBlock][kDigits];  ///< rank: per warp, per digit
     Bits keys[kTileItems];                               ///< scatter: the tile by rank
-    ExchangedValue values[kHasValues ? kTileItems : 1];  ///< scatter: the values by rank
+    ExchangedValue values[kHasValues ? kTileItems / kValueRounds : 1];  ///< the values by rank
   } storage;
   __shared__ BlockScanStorage<kThreadsPerBlock> scan_storage;
-  __shared__ std::uint32_t tile_digit_start[kDigits];  // first rank of digit d in the tile
-  // Output position of the tile's first key of digit d, minus tile_digit_start[d]: the key at
+  // Output position of the tile's first key of digit d, minus that key's tile rank: the key at
   // tile rank p with digit d goes to global_offset[d] + p.
   __shared__ std::uint32_t global_offset[kDigits];
   __shared__ std::uint32_t shared_tile;
 
   const std::uint32_t t = threadIdx.x, lane = t % 32, warp = t / 32;
-  const std::uint32_t digit = t;  // the digit this thread publishes and looks back for
+  // Threads 0 .. kDigits - 1 each own one digit: they publish and look back for it.
+  const std::uint32_t digit = t;
+  const bool owns_digit = t < kDigits;
 
   // ---- Take a tile: the next one in start order.
   if (t == 0) shared_tile = atomicAdd(pass.tile_counter, 1u);
@@ -193,82 +228,79 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   for (int i = 0; i < kK; ++i)
     if (position(i) < tile_n) keys[i] = arrays.keys_in[tile_first + position(i)];
 
-  // ---- Rank, warp multi-split: in each step the lanes with equal digits find each other
-  // (__match_any_sync), the highest of them adds the group's size to the warp's counter, and
-  // each lane's rank among the warp's keys of its digit is the counter before plus the group
-  // lanes below it. Past-the-end positions get digit kDigits, which has no counter.
-  std::uint32_t ranks[kK];
-  const std::uint32_t lanes_below = (1u << lane) - 1u;
+  // ---- Count: each warp counts its keys per digit (shared atomics), before any key is ranked,
+  // so the tile can publish its counts early. Past-the-end positions get digit kDigits, which
+  // has no counter.
+  // (Recomputed where needed: a shift and a mask cost less than kK more live registers.)
+  const auto digit_at = [&](int i) {
+    return position(i) < tile_n
+               ? digit_of(keys[i], pass.first_bit, pass.num_bits, pass.descending)
+               : static_cast<std::uint32_t>(kDigits);
+  };
 #pragma unroll
   for (int i = 0; i < kK; ++i) {
-    const bool valid = position(i) < tile_n;
-    const std::uint32_t d =
-        valid ? digit_of(keys[i], pass.first_bit, pass.num_bits, pass.descending) : kDigits;
-    const std::uint32_t peers = __match_any_sync(0xffffffffu, d);
-    const std::uint32_t before = valid ? storage.warp_counts[warp][d] : 0u;
-    __syncwarp();  // every peer has read the counter before the leader moves it on
-    if (valid && lane == 31u - __clz(peers)) storage.warp_counts[warp][d] = before + __popc(peers);
-    __syncwarp();
-    ranks[i] = before + __popc(peers & lanes_below);
+    const std::uint32_t d = digit_at(i);
+    if (d < kDigits) atomicAdd(&storage.warp_counts[warp][d], 1u);
   }
   __syncthreads();
   // Per digit: the tile's count, and each warp's counter becomes the keys of the digit in the
   // warps before it.
   std::uint32_t tile_count = 0;
+  if (owns_digit) {
 #pragma unroll
-  for (int w = 0; w < kWarpsPerBlock; ++w) {
-    const std::uint32_t count = storage.warp_counts[w][digit];
-    storage.warp_counts[w][digit] = tile_count;
-    tile_count += count;
+    for (int w = 0; w < kWarpsPerBlock; ++w) {
+      const std::uint32_t count = storage.warp_counts[w][digit];
+      storage.warp_counts[w][digit] = tile_count;
+      tile_count += count;
+    }
   }
 
   // ---- Publish aggregate, as early as possible: later tiles may be waiting for it. Tile 0's
   // aggregate is already its inclusive prefix.
   const std::size_t my_word = static_cast<std::size_t>(tile) * kDigits + digit;
-  status_word(pass.tile_status, my_word)
-      .store(pack_status(tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate, tile_count),
-             cuda::memory_order_relaxed);
+  if (owns_digit)
+    status_word(pass.tile_status, my_word)
+        .store(pack_status(tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate, tile_count),
+               cuda::memory_order_relaxed);
+
+  // The first look-back read goes out now; the rank and the scatter to shared below hide its
+  // latency (a look-back is a chain of dependent reads of words other SMs write).
+  const auto read_status = [&](std::uint32_t of_tile) {
+    return status_word(pass.tile_status, static_cast<std::size_t>(of_tile) * kDigits + digit)
+        .load(cuda::memory_order_relaxed);
+  };
+  std::uint32_t word = owns_digit && tile > 0 ? read_status(tile - 1) : 0u;
+
+  // Each warp's counter of digit d becomes the tile rank of the warp's first key of digit d:
+  // the keys of smaller digits in the tile plus those of digit d in earlier warps.
   std::uint32_t tile_total = 0;
-  tile_digit_start[digit] =
+  const std::uint32_t digit_start =
       block_exclusive_sum<kThreadsPerBlock>(tile_count, scan_storage, tile_total);
-
-  // ---- Look back: add predecessors' words until one holds an inclusive prefix; spin on a tile
-  // that has published nothing yet (it is running: it took its tile before this one did).
-  std::uint32_t exclusive = 0;
-  if (tile > 0) {
-    std::uint32_t predecessor = tile - 1;
-    while (true) {
-      const std::uint32_t word =
-          status_word(pass.tile_status, static_cast<std::size_t>(predecessor) * kDigits + digit)
-              .load(cuda::memory_order_relaxed);
-      const TileFlag flag = status_flag(word);
-      if (flag == TileFlag::kNotReady) continue;
-      exclusive += status_count(word);
-      if (flag == TileFlag::kPrefix) break;
-      --predecessor;  // an aggregate: tile 0 always holds a prefix, so this stays >= 0
-    }
-    // The last tile's inclusive prefix is never read (and is the one count that could reach
-    // 2^30), so it is not published.
-    if (tile + 1 < pass.num_tiles)
-      status_word(pass.tile_status, my_word)
-          .store(pack_status(TileFlag::kPrefix, exclusive + tile_count),
-                 cuda::memory_order_relaxed);
+  if (owns_digit) {
+#pragma unroll
+    for (int w = 0; w < kWarpsPerBlock; ++w) storage.warp_counts[w][digit] += digit_start;
   }
-  global_offset[digit] = pass.digit_starts[digit] + exclusive - tile_digit_start[digit];
-  if (trace.tile_counts != nullptr) {
-    trace.tile_counts[my_word] = tile_count;
-    trace.exclusive_prefixes[my_word] = exclusive;
-  }
-  __syncthreads();  // tile_digit_start and the warps' starts are written
+  __syncthreads();
 
-  // Ranks in the tile: keys of smaller digits, of the same digit in earlier warps, of the same
-  // digit earlier in this warp.
+  // ---- Rank, warp multi-split: in each step the lanes with equal digits find each other
+  // (lanes_with_same_digit: one ballot per digit bit; a partial tile's past-the-end lanes, digit
+  // kDigits, also split on that ninth bit); the highest of them moves the warp's counter on by the group's size
+  // with one atomic and hands the old value to the group (a shuffle), and each lane's rank is
+  // that value plus the group's lanes below it. Steps run in key order, so the rank is stable.
+  std::uint32_t ranks[kK];
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < kK; ++i) {
-    if (position(i) >= tile_n) continue;
-    const std::uint32_t d = digit_of(keys[i], pass.first_bit, pass.num_bits, pass.descending);
-    ranks[i] += tile_digit_start[d] + storage.warp_counts[warp][d];
-    if (trace.ranks != nullptr) {
+    const std::uint32_t d = digit_at(i);
+    const std::uint32_t peers = tile_n == kTileItems
+                                    ? lanes_with_same_digit<kRadixBits>(d)
+                                    : lanes_with_same_digit<kRadixBits + 1>(d);
+    const std::uint32_t leader = 31u - __clz(peers);
+    std::uint32_t first = 0;
+    if (d < kDigits && lane == leader)
+      first = atomicAdd(&storage.warp_counts[warp][d], static_cast<std::uint32_t>(__popc(peers)));
+    ranks[i] = __shfl_sync(0xffffffffu, first, leader) + __popc(peers & lanes_below);
+    if (trace.ranks != nullptr && d < kDigits) {
       trace.ranks[tile_first + position(i)] = ranks[i];
       trace.digits[tile_first + position(i)] = d;
     }
@@ -279,7 +311,66 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
 #pragma unroll
   for (int i = 0; i < kK; ++i)
     if (position(i) < tile_n) storage.keys[ranks[i]] = KeyTraits<Key>::raw_bits(keys[i]);
-  __syncthreads();
+
+  // Pair sorts load their values now, so that the look-back hides this latency too.
+  [[maybe_unused]] std::conditional_t<kHasValues, Value, char> values[kHasValues ? kK : 1];
+  if constexpr (kHasValues) {
+#pragma unroll
+    for (int i = 0; i < kK; ++i)
+      if (position(i) < tile_n) values[i] = arrays.values_in[tile_first + position(i)];
+  }
+
+  // ---- Look back: add predecessors' words until one holds an inclusive prefix; wait on a tile
+  // that has published nothing yet (it is running: it took its tile before this one did).
+  std::uint32_t exclusive = 0;
+  if (owns_digit && tile > 0) {
+    // The words of kLookbackWindow predecessors are read at once (independent loads, one
+    // round trip), then added nearest first up to the first prefix; a tile that has published
+    // nothing ends the window, and the next window starts at it.
+    std::uint32_t predecessor = tile - 1;  // the nearest predecessor not added yet
+    std::uint32_t window[kLookbackWindow];
+    window[0] = word;  // read before the rank
+#pragma unroll
+    for (int j = 1; j < kLookbackWindow; ++j)
+      window[j] = predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
+    while (true) {
+      std::uint32_t added = 0;
+      bool stop = false, found_prefix = false;
+#pragma unroll
+      for (int j = 0; j < kLookbackWindow; ++j) {
+        if (stop) continue;
+        const TileFlag flag = status_flag(window[j]);
+        if (flag == TileFlag::kNotReady) {
+          stop = true;
+          continue;
+        }
+        exclusive += status_count(window[j]);
+        ++added;
+        found_prefix = stop = flag == TileFlag::kPrefix;
+      }
+      if (found_prefix) break;
+      // Tile 0 always publishes a prefix, so the walk never passes it.
+      predecessor -= added;
+      if constexpr (kLookbackBackoffNs > 0)
+        if (added == 0) __nanosleep(kLookbackBackoffNs);
+#pragma unroll
+      for (int j = 0; j < kLookbackWindow; ++j)
+        window[j] =
+            predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
+    }
+    // The last tile's inclusive prefix is never read (and is the one count that could reach
+    // 2^30), so it is not published.
+    if (tile + 1 < pass.num_tiles)
+      status_word(pass.tile_status, my_word)
+          .store(pack_status(TileFlag::kPrefix, exclusive + tile_count),
+                 cuda::memory_order_relaxed);
+  }
+  if (owns_digit) global_offset[digit] = pass.digit_starts[digit] + exclusive - digit_start;
+  if (owns_digit && trace.tile_counts != nullptr) {
+    trace.tile_counts[my_word] = tile_count;
+    trace.exclusive_prefixes[my_word] = exclusive;
+  }
+  __syncthreads();  // the offsets and the sorted tile are in shared memory
 
   // ---- Scatter to global, striped: each digit's keys are consecutive in the tile and go to
   // consecutive addresses. Pair sorts keep each position's digit, four to a register, for the
@@ -297,23 +388,27 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   }
 
   if constexpr (kHasValues) {
-    // Values take the keys' route: warp-striped in (the positions the ranks belong to), to
+    // Values take the keys' route: warp-striped in (loaded above, before the look-back), to
     // their ranks in shared memory, striped out to the keys' destinations.
-    Value values[kK];
+    // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
+    // j = r * kK / kValueRounds, ... of the striped store.
 #pragma unroll
-    for (int i = 0; i < kK; ++i)
-      if (position(i) < tile_n) values[i] = arrays.values_in[tile_first + position(i)];
-    __syncthreads();  // the keys are read out of the exchange
+    for (int round = 0; round < kValueRounds; ++round) {
+      constexpr std::uint32_t kRoundItems = kTileItems / kValueRounds;
+      const std::uint32_t first_rank = round * kRoundItems;
+      __syncthreads();  // the exchange is free: the keys (or the last round) are read out
 #pragma unroll
-    for (int i = 0; i < kK; ++i)
-      if (position(i) < tile_n) storage.values[ranks[i]] = values[i];
-    __syncthreads();
+      for (int i = 0; i < kK; ++i)
+        if (position(i) < tile_n && ranks[i] - first_rank < kRoundItems)
+          storage.values[ranks[i] - first_rank] = values[i];
+      __syncthreads();
 #pragma unroll
-    for (int j = 0; j < kK; ++j) {
-      const std::uint32_t p = t + j * kThreadsPerBlock;
-      if (p < tile_n) {
-        const std::uint32_t d = (packed_digits[j / 4] >> (8 * (j % 4))) & 0xFFu;
-        arrays.values_out[global_offset[d] + p] = storage.values[p];
+      for (int j = round * (kK / kValueRounds); j < (round + 1) * (kK / kValueRounds); ++j) {
+        const std::uint32_t p = t + j * kThreadsPerBlock;
+        if (p < tile_n) {
+          const std::uint32_t d = (packed_digits[j / 4] >> (8 * (j % 4))) & 0xFFu;
+          arrays.values_out[global_offset[d] + p] = storage.values[p - first_rank];
+        }
       }
     }
   }

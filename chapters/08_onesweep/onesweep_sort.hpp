@@ -55,10 +55,19 @@ inline constexpr int kSupportedRadixBits[] = {8};
 /// Digit values of a pass: rows of every histogram, status words per tile.
 inline constexpr int kDigits = 1 << kRadixBits;
 
-/// Threads per block of the onesweep kernel. One thread per digit value publishes and looks back
-/// for that digit, so this equals kDigits.
-inline constexpr int kThreadsPerBlock = 256;
-static_assert(kThreadsPerBlock == kDigits, "one thread per digit in the look-back");
+/// Threads per block of the onesweep kernel. Threads 0 .. kDigits - 1 each publish and look back
+/// for one digit value, so there are at least kDigits.
+inline constexpr int kThreadsPerBlock = 384;
+static_assert(kThreadsPerBlock >= kDigits && kThreadsPerBlock % 32 == 0,
+              "one thread per digit in the look-back, whole warps");
+
+/// Predecessors whose status words a look-back thread reads at once (one round trip for up to
+/// this many tiles of the walk).
+inline constexpr int kLookbackWindow = 4;
+
+/// Nanoseconds a look-back thread sleeps before it reads a status word that was not ready again
+/// (0: spin without sleeping).
+inline constexpr unsigned kLookbackBackoffNs = 0;
 
 /// Warps per block of the onesweep kernel.
 inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;

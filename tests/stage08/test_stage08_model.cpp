@@ -7,6 +7,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -293,16 +294,17 @@ TEST(Stage08Lookback, RejectsCountsThatDoNotFitThirtyBits) {
 // stable by digit, whatever the schedule; every key with the same digit is a copy.
 TEST(Stage08PassModel, PassIsAStableCountingSortByDigit) {
   const std::uint64_t seed = sortlab::testing::test_seed();
-  for (std::size_t n : {0, 1, 4095, 4096, 4097, 3 * 4096 + 5}) {
+  const std::size_t tile = stage08::tile_items_for(4);  // the device's tile
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, tile - 1, tile, tile + 1, 3 * tile + 5}) {
     for (const auto distribution :
          {sortlab::Distribution::kUniform, sortlab::Distribution::kAllEqual}) {
       SCOPED_TRACE(sortlab::testing::case_label(n, sortlab::to_string(distribution), seed));
       const auto keys = sortlab::generate_keys<std::uint32_t>(distribution, n, seed + n);
-      const std::size_t tiles = (n + 4095) / 4096;
+      const std::size_t tiles = (n + tile - 1) / tile;
       const auto schedule = stage08::random_schedule(tiles, seed, 2 * tiles);
       const auto model = stage08::model_pass(keys, 8, 8, false, &schedule);
       const auto& trace = model.trace;
-      EXPECT_EQ(trace.tile_items, 4096u);
+      EXPECT_EQ(trace.tile_items, tile);
       EXPECT_EQ(trace.num_tiles, static_cast<int>(tiles));
       std::vector<bool> hit(n, false);
       for (std::size_t i = 0; i < n; ++i) {
@@ -312,7 +314,7 @@ TEST(Stage08PassModel, PassIsAStableCountingSortByDigit) {
       }
       EXPECT_EQ(trace.keys_out, sortlab::reference_sort_keys(keys, {8, 16, false}));
       for (std::size_t b = 0; b < tiles; ++b) {  // ranks: stable inside the tile
-        const std::size_t first = b * 4096, count = std::min<std::size_t>(4096, n - first);
+        const std::size_t first = b * tile, count = std::min<std::size_t>(tile, n - first);
         for (std::size_t p = 0; p < count; ++p) {
           std::uint32_t rank = 0;
           for (std::size_t q = 0; q < count; ++q) {
@@ -391,14 +393,15 @@ TYPED_TEST(Stage08ModelSort, MatchesTheStableReference) {
 TEST(Stage08ModelSort, EveryKeyTheSameDigitInOnePlace) {
   const std::uint64_t seed = sortlab::testing::test_seed();
   std::mt19937_64 random(seed);
-  std::vector<std::uint32_t> keys(3 * 4096 + 1);
+  const std::size_t tile = stage08::tile_items_for(4);
+  std::vector<std::uint32_t> keys(3 * tile + 1);
   for (auto& key : keys) key = (static_cast<std::uint32_t>(random()) & 0xFF00FFFFu) | 0x00AB0000u;
   const auto histograms = stage08::model_histograms(keys);
   EXPECT_EQ(histograms.counts[2 * 256 + 0xAB], keys.size());
   const auto pass = stage08::model_pass(keys, 16, 8);
   EXPECT_EQ(pass.trace.keys_out, keys);
   for (std::size_t b = 0; b < 4; ++b)
-    EXPECT_EQ(pass.trace.exclusive_prefixes[b * 256 + 0xAB], std::min<std::size_t>(b, 3) * 4096);
+    EXPECT_EQ(pass.trace.exclusive_prefixes[b * 256 + 0xAB], std::min<std::size_t>(b, 3) * tile);
   const auto sorted = stage08::model_sort(keys);
   EXPECT_TRUE(sortlab::verify_stably_sorted_keys(keys, sorted).ok);
 }
@@ -478,22 +481,26 @@ TEST(Stage08Arguments, BadArgumentsThrowWithoutAGpu) {
   // A query answers without touching the device.
   const std::size_t n = 1'000'000;
   stage08::sort_keys<std::uint32_t>(nullptr, temp_bytes, nullptr, nullptr, n);
-  const std::size_t tiles = (n + 4095) / 4096;
+  const std::size_t tile = stage08::tile_items_for(4), wide_tile = stage08::tile_items_for(8);
+  const std::size_t tiles = (n + tile - 1) / tile;
   EXPECT_GE(temp_bytes, 4 * n + 4 * 256 * tiles + 4 * (4 * 256 + 4) + 4 * 4 * 256);
   std::size_t pairs_bytes = 0;
   stage08::sort_pairs<std::uint32_t, std::uint64_t>(nullptr, pairs_bytes, nullptr, nullptr, nullptr,
                                                     nullptr, n);
   EXPECT_GE(pairs_bytes, temp_bytes + 8 * n);
-  std::size_t wide_bytes = 0;  // 64-bit keys: 8 places, 2048-key tiles
+  std::size_t wide_bytes = 0;  // 64-bit keys: 8 places, half-size tiles
   stage08::sort_keys<std::uint64_t>(nullptr, wide_bytes, nullptr, nullptr, n);
-  EXPECT_GE(wide_bytes, 8 * n + 4 * 256 * ((n + 2047) / 2048) + 4 * (8 * 256 + 8));
+  EXPECT_GE(wide_bytes, 8 * n + 4 * 256 * ((n + wide_tile - 1) / wide_tile) + 4 * (8 * 256 + 8));
 }
 
 // The tile constants the kernels and the launcher share.
 TEST(Stage08Constants, TilesAndPasses) {
   EXPECT_EQ(stage08::kDigits, 256);
-  EXPECT_EQ(stage08::tile_items_for(4), 4096);
-  EXPECT_EQ(stage08::tile_items_for(8), 2048);
+  // 384 threads (measured on the H100 against 256 and 512; README), 16 keys per thread for
+  // 32-bit keys and 8 for 64-bit keys: the same bytes per tile.
+  EXPECT_EQ(stage08::kThreadsPerBlock, 384);
+  EXPECT_EQ(stage08::tile_items_for(4), 384 * 16);
+  EXPECT_EQ(stage08::tile_items_for(8), 384 * 8);
   EXPECT_EQ(stage08::num_passes(32), 4);
   EXPECT_EQ(stage08::num_passes(64), 8);
   EXPECT_EQ(stage08::num_passes(26), 4);
@@ -505,7 +512,7 @@ TEST(Stage08Constants, TilesAndPasses) {
 // read and written, status words written and read.
 TEST(Stage08BytesModel, OneReadThenFourPasses) {
   const std::size_t n = std::size_t{1} << 24;
-  const double tiles = static_cast<double>(n / 4096);
+  const double tiles = std::ceil(static_cast<double>(n) / stage08::tile_items_for(4));
   const double status = 4.0 * 256 * tiles;
   EXPECT_DOUBLE_EQ(stage08::bytes_moved(n, 4, 0, 32), 4.0 * n + 4 * (2.0 * 4 * n + 3 * status));
   EXPECT_DOUBLE_EQ(stage08::bytes_moved(n, 4, 4, 32), 4.0 * n + 4 * (2.0 * 8 * n + 3 * status));
