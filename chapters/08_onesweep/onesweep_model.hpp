@@ -326,11 +326,13 @@ inline WarpSlot warp_slot(std::size_t position, int keys_per_thread) {
           static_cast<std::uint32_t>(position % 32)};
 }
 
-/// Ranks one tile the way onesweep_kernel does: every warp, step by step, groups its lanes by
-/// digit (what __match_any_sync returns), and the group's highest lane adds the group's size to
-/// the warp's counter of that digit; a lane's rank in its warp is the counter before plus the
-/// group's lanes below it. Then per digit the warps' counters are scanned (warp starts), the
-/// tile's counts are scanned (digit starts), and rank = digit start + warp start + rank in warp.
+/// Ranks one tile to the ranks onesweep_kernel computes: every warp, step by step, groups its
+/// lanes by digit (what the kernel's lanes_with_same_digit returns), and the group's highest
+/// lane adds the group's size to the warp's counter of that digit; a lane's rank in its warp is
+/// the counter before plus the group's lanes below it. Then per digit the warps' counters are
+/// scanned (warp starts), the tile's counts are scanned (digit starts), and rank = digit start +
+/// warp start + rank in warp. (The kernel counts first and starts each warp's counters at
+/// digit start + warp start, so its counters hold the final ranks at once; the sums are equal.)
 /// \param digits one digit per valid tile position (fewer than threads * K for a partial tile)
 /// \param threads threads per block (a multiple of 32)
 /// \param keys_per_thread K
