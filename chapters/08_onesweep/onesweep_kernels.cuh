@@ -219,199 +219,225 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   const std::uint32_t tile_n = static_cast<std::uint32_t>(
       pass.n - tile_first < kTileItems ? pass.n - tile_first : kTileItems);
 
-  // ---- Load, warp-striped: warp w owns tile positions [w * 32K, (w + 1) * 32K), and in step i
-  // its lanes read 32 consecutive keys (coalesced). Tile order = (warp, step, lane) order, which
-  // is the order the rank below counts in: that makes it stable.
-  const auto position = [&](int i) { return warp * kWarpItems + i * 32 + lane; };
-  Key keys[kK];
-#pragma unroll
-  for (int i = 0; i < kK; ++i)
-    if (position(i) < tile_n) keys[i] = arrays.keys_in[tile_first + position(i)];
+  // The tile is sorted by one of two copies of the code below: a full tile's, with no bounds
+  // check on any key, and the last tile's.
+  const auto sort_tile = [&](auto full_tile) {
+    constexpr bool kFullTile = decltype(full_tile)::value;
+    const auto in_tile = [&](std::uint32_t p) { return kFullTile || p < tile_n; };
 
-  // ---- Count: each warp counts its keys per digit (shared atomics), before any key is ranked,
-  // so the tile can publish its counts early. Past-the-end positions get digit kDigits, which
-  // has no counter.
-  // (Recomputed where needed: a shift and a mask cost less than kK more live registers.)
-  const auto digit_at = [&](int i) {
-    return position(i) < tile_n
-               ? digit_of(keys[i], pass.first_bit, pass.num_bits, pass.descending)
-               : static_cast<std::uint32_t>(kDigits);
-  };
-#pragma unroll
-  for (int i = 0; i < kK; ++i) {
-    const std::uint32_t d = digit_at(i);
-    if (d < kDigits) atomicAdd(&storage.warp_counts[warp][d], 1u);
-  }
-  __syncthreads();
-  // Per digit: the tile's count, and each warp's counter becomes the keys of the digit in the
-  // warps before it.
-  std::uint32_t tile_count = 0;
-  if (owns_digit) {
-#pragma unroll
-    for (int w = 0; w < kWarpsPerBlock; ++w) {
-      const std::uint32_t count = storage.warp_counts[w][digit];
-      storage.warp_counts[w][digit] = tile_count;
-      tile_count += count;
-    }
-  }
-
-  // ---- Publish aggregate, as early as possible: later tiles may be waiting for it. Tile 0's
-  // aggregate is already its inclusive prefix.
-  const std::size_t my_word = static_cast<std::size_t>(tile) * kDigits + digit;
-  if (owns_digit)
-    status_word(pass.tile_status, my_word)
-        .store(pack_status(tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate, tile_count),
-               cuda::memory_order_relaxed);
-
-  // The first look-back read goes out now; the rank and the scatter to shared below hide its
-  // latency (a look-back is a chain of dependent reads of words other SMs write).
-  const auto read_status = [&](std::uint32_t of_tile) {
-    return status_word(pass.tile_status, static_cast<std::size_t>(of_tile) * kDigits + digit)
-        .load(cuda::memory_order_relaxed);
-  };
-  std::uint32_t word = owns_digit && tile > 0 ? read_status(tile - 1) : 0u;
-
-  // Each warp's counter of digit d becomes the tile rank of the warp's first key of digit d:
-  // the keys of smaller digits in the tile plus those of digit d in earlier warps.
-  std::uint32_t tile_total = 0;
-  const std::uint32_t digit_start =
-      block_exclusive_sum<kThreadsPerBlock>(tile_count, scan_storage, tile_total);
-  if (owns_digit) {
-#pragma unroll
-    for (int w = 0; w < kWarpsPerBlock; ++w) storage.warp_counts[w][digit] += digit_start;
-  }
-  __syncthreads();
-
-  // ---- Rank, warp multi-split: in each step the lanes with equal digits find each other
-  // (lanes_with_same_digit: one ballot per digit bit; a partial tile's past-the-end lanes, digit
-  // kDigits, also split on that ninth bit); the highest of them moves the warp's counter on by the group's size
-  // with one atomic and hands the old value to the group (a shuffle), and each lane's rank is
-  // that value plus the group's lanes below it. Steps run in key order, so the rank is stable.
-  std::uint32_t ranks[kK];
-  const std::uint32_t lanes_below = (1u << lane) - 1u;
-#pragma unroll
-  for (int i = 0; i < kK; ++i) {
-    const std::uint32_t d = digit_at(i);
-    const std::uint32_t peers = tile_n == kTileItems
-                                    ? lanes_with_same_digit<kRadixBits>(d)
-                                    : lanes_with_same_digit<kRadixBits + 1>(d);
-    const std::uint32_t leader = 31u - __clz(peers);
-    std::uint32_t first = 0;
-    if (d < kDigits && lane == leader)
-      first = atomicAdd(&storage.warp_counts[warp][d], static_cast<std::uint32_t>(__popc(peers)));
-    ranks[i] = __shfl_sync(0xffffffffu, first, leader) + __popc(peers & lanes_below);
-    if (trace.ranks != nullptr && d < kDigits) {
-      trace.ranks[tile_first + position(i)] = ranks[i];
-      trace.digits[tile_first + position(i)] = d;
-    }
-  }
-  __syncthreads();  // the counters are read: the exchange may overwrite them
-
-  // ---- Scatter to shared: every key to its rank; the tile is now sorted by digit.
-#pragma unroll
-  for (int i = 0; i < kK; ++i)
-    if (position(i) < tile_n) storage.keys[ranks[i]] = KeyTraits<Key>::raw_bits(keys[i]);
-
-  // Pair sorts load their values now, so that the look-back hides this latency too.
-  [[maybe_unused]] std::conditional_t<kHasValues, Value, char> values[kHasValues ? kK : 1];
-  if constexpr (kHasValues) {
+    // ---- Load, warp-striped: warp w owns tile positions [w * 32K, (w + 1) * 32K), and in step i
+    // its lanes read 32 consecutive keys (coalesced). Tile order = (warp, step, lane) order, which
+    // is the order the rank below counts in: that makes it stable.
+    const auto position = [&](int i) { return warp * kWarpItems + i * 32 + lane; };
+    Key keys[kK];
 #pragma unroll
     for (int i = 0; i < kK; ++i)
-      if (position(i) < tile_n) values[i] = arrays.values_in[tile_first + position(i)];
-  }
+      if (in_tile(position(i))) keys[i] = arrays.keys_in[tile_first + position(i)];
 
-  // ---- Look back: add predecessors' words until one holds an inclusive prefix; wait on a tile
-  // that has published nothing yet (it is running: it took its tile before this one did).
-  std::uint32_t exclusive = 0;
-  if (owns_digit && tile > 0) {
-    // The words of kLookbackWindow predecessors are read at once (independent loads, one
-    // round trip), then added nearest first up to the first prefix; a tile that has published
-    // nothing ends the window, and the next window starts at it.
-    std::uint32_t predecessor = tile - 1;  // the nearest predecessor not added yet
-    std::uint32_t window[kLookbackWindow];
-    window[0] = word;  // read before the rank
+    // ---- Count: each warp counts its keys per digit (shared atomics), before any key is ranked,
+    // so the tile can publish its counts early. Past-the-end positions get digit kDigits, which
+    // has no counter.
+    // (Recomputed where needed: a shift and a mask cost less than kK more live registers.)
+    const auto digit_at = [&](int i) {
+      return in_tile(position(i))
+                 ? digit_of(keys[i], pass.first_bit, pass.num_bits, pass.descending)
+                 : static_cast<std::uint32_t>(kDigits);
+    };
 #pragma unroll
-    for (int j = 1; j < kLookbackWindow; ++j)
-      window[j] = predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
-    while (true) {
-      std::uint32_t added = 0;
-      bool stop = false, found_prefix = false;
-#pragma unroll
-      for (int j = 0; j < kLookbackWindow; ++j) {
-        if (stop) continue;
-        const TileFlag flag = status_flag(window[j]);
-        if (flag == TileFlag::kNotReady) {
-          stop = true;
-          continue;
-        }
-        exclusive += status_count(window[j]);
-        ++added;
-        found_prefix = stop = flag == TileFlag::kPrefix;
-      }
-      if (found_prefix) break;
-      // Tile 0 always publishes a prefix, so the walk never passes it.
-      predecessor -= added;
-      if constexpr (kLookbackBackoffNs > 0)
-        if (added == 0) __nanosleep(kLookbackBackoffNs);
-#pragma unroll
-      for (int j = 0; j < kLookbackWindow; ++j)
-        window[j] =
-            predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
+    for (int i = 0; i < kK; ++i) {
+      const std::uint32_t d = digit_at(i);
+      if (d < kDigits) atomicAdd(&storage.warp_counts[warp][d], 1u);
     }
-    // The last tile's inclusive prefix is never read (and is the one count that could reach
-    // 2^30), so it is not published.
-    if (tile + 1 < pass.num_tiles)
+    __syncthreads();
+    // Per digit: the tile's count, and each warp's counter becomes the keys of the digit in the
+    // warps before it.
+    std::uint32_t tile_count = 0;
+    if (owns_digit) {
+#pragma unroll
+      for (int w = 0; w < kWarpsPerBlock; ++w) {
+        const std::uint32_t count = storage.warp_counts[w][digit];
+        storage.warp_counts[w][digit] = tile_count;
+        tile_count += count;
+      }
+    }
+
+    // ---- Publish aggregate, as early as possible: later tiles may be waiting for it. Tile 0's
+    // aggregate is already its inclusive prefix.
+    const std::size_t my_word = static_cast<std::size_t>(tile) * kDigits + digit;
+    if (owns_digit)
       status_word(pass.tile_status, my_word)
-          .store(pack_status(TileFlag::kPrefix, exclusive + tile_count),
+          .store(pack_status(tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate, tile_count),
                  cuda::memory_order_relaxed);
-  }
-  if (owns_digit) global_offset[digit] = pass.digit_starts[digit] + exclusive - digit_start;
-  if (owns_digit && trace.tile_counts != nullptr) {
-    trace.tile_counts[my_word] = tile_count;
-    trace.exclusive_prefixes[my_word] = exclusive;
-  }
-  __syncthreads();  // the offsets and the sorted tile are in shared memory
 
-  // ---- Scatter to global, striped: each digit's keys are consecutive in the tile and go to
-  // consecutive addresses. Pair sorts keep each position's digit, four to a register, for the
-  // values.
-  [[maybe_unused]] std::uint32_t packed_digits[(kK + 3) / 4] = {};
+    // The first look-back read goes out now; the rank and the scatter to shared below hide its
+    // latency (a look-back is a chain of dependent reads of words other SMs write).
+    const auto read_status = [&](std::uint32_t of_tile) {
+      return status_word(pass.tile_status, static_cast<std::size_t>(of_tile) * kDigits + digit)
+          .load(cuda::memory_order_relaxed);
+    };
+    std::uint32_t word = owns_digit && tile > 0 ? read_status(tile - 1) : 0u;
+
+    // Each warp's counter of digit d becomes the tile rank of the warp's first key of digit d:
+    // the keys of smaller digits in the tile plus those of digit d in earlier warps.
+    std::uint32_t tile_total = 0;
+    const std::uint32_t digit_start =
+        block_exclusive_sum<kThreadsPerBlock>(tile_count, scan_storage, tile_total);
+    if (owns_digit) {
 #pragma unroll
-  for (int j = 0; j < kK; ++j) {
-    const std::uint32_t p = t + j * kThreadsPerBlock;
-    if (p < tile_n) {
-      const Key key = KeyTraits<Key>::from_raw_bits(storage.keys[p]);
-      const std::uint32_t d = digit_of(key, pass.first_bit, pass.num_bits, pass.descending);
-      arrays.keys_out[global_offset[d] + p] = key;
-      if constexpr (kHasValues) packed_digits[j / 4] |= d << (8 * (j % 4));
+      for (int w = 0; w < kWarpsPerBlock; ++w) storage.warp_counts[w][digit] += digit_start;
     }
-  }
 
-  if constexpr (kHasValues) {
-    // Values take the keys' route: warp-striped in (loaded above, before the look-back), to
-    // their ranks in shared memory, striped out to the keys' destinations.
-    // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
-    // j = r * kK / kValueRounds, ... of the striped store.
+    // ---- Look back: add predecessors' words until one holds an inclusive prefix; wait on a tile
+    // that has published nothing yet (it is running: it took its tile before this one did).
+    // Where it runs is a tile constant (kLookBackBeforeRank): after the scatter to shared its
+    // latency hides behind that work; before the rank, this tile's prefix is out sooner.
+    const auto look_back = [&] {
+      std::uint32_t exclusive = 0;
+      if (owns_digit && tile > 0) {
+        // The words of kLookbackWindow predecessors are read at once (independent loads, one
+        // round trip), then added nearest first up to the first prefix; a tile that has published
+        // nothing ends the window, and the next window starts at it.
+        std::uint32_t predecessor = tile - 1;  // the nearest predecessor not added yet
+        std::uint32_t window[kLookbackWindow];
+        window[0] = word;  // read before the rank
+  #pragma unroll
+        for (int j = 1; j < kLookbackWindow; ++j)
+          window[j] = predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
+        while (true) {
+          std::uint32_t added = 0;
+          bool stop = false, found_prefix = false;
+  #pragma unroll
+          for (int j = 0; j < kLookbackWindow; ++j) {
+            if (stop) continue;
+            const TileFlag flag = status_flag(window[j]);
+            if (flag == TileFlag::kNotReady) {
+              stop = true;
+              continue;
+            }
+            exclusive += status_count(window[j]);
+            ++added;
+            found_prefix = stop = flag == TileFlag::kPrefix;
+          }
+          if (found_prefix) break;
+          // Tile 0 always publishes a prefix, so the walk never passes it.
+          predecessor -= added;
+          if constexpr (kLookbackBackoffNs > 0)
+            if (added == 0) __nanosleep(kLookbackBackoffNs);
+  #pragma unroll
+          for (int j = 0; j < kLookbackWindow; ++j)
+            window[j] =
+                predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
+        }
+        // The last tile's inclusive prefix is never read (and is the one count that could reach
+        // 2^30), so it is not published.
+        if (tile + 1 < pass.num_tiles)
+          status_word(pass.tile_status, my_word)
+              .store(pack_status(TileFlag::kPrefix, exclusive + tile_count),
+                     cuda::memory_order_relaxed);
+      }
+      if (owns_digit) global_offset[digit] = pass.digit_starts[digit] + exclusive - digit_start;
+      if (owns_digit && trace.tile_counts != nullptr) {
+        trace.tile_counts[my_word] = tile_count;
+        trace.exclusive_prefixes[my_word] = exclusive;
+      }
+    };
+    if constexpr (kLookBackBeforeRank) look_back();
+    __syncthreads();
+
+    // ---- Rank, warp multi-split: in each step the lanes with equal digits find each other
+    // (lanes_with_same_digit: one ballot per digit bit; a partial tile's past-the-end lanes, digit
+    // kDigits, also split on that ninth bit); the highest of them moves the warp's counter on by the group's size
+    // with one atomic and hands the old value to the group (a shuffle), and each lane's rank is
+    // that value plus the group's lanes below it. Steps run in key order, so the rank is stable.
+    std::uint32_t ranks[kK];
+    const std::uint32_t lanes_below = (1u << lane) - 1u;
 #pragma unroll
-    for (int round = 0; round < kValueRounds; ++round) {
-      constexpr std::uint32_t kRoundItems = kTileItems / kValueRounds;
-      const std::uint32_t first_rank = round * kRoundItems;
-      __syncthreads();  // the exchange is free: the keys (or the last round) are read out
+    for (int i = 0; i < kK; ++i) {
+      const std::uint32_t d = digit_at(i);
+      const std::uint32_t peers = kFullTile
+                                      ? lanes_with_same_digit<kRadixBits>(d)
+                                      : lanes_with_same_digit<kRadixBits + 1>(d);
+      const std::uint32_t leader = 31u - __clz(peers);
+      std::uint32_t first = 0;
+      if (d < kDigits && lane == leader)
+        first = atomicAdd(&storage.warp_counts[warp][d], static_cast<std::uint32_t>(__popc(peers)));
+      ranks[i] = __shfl_sync(0xffffffffu, first, leader) + __popc(peers & lanes_below);
+      if (trace.ranks != nullptr && d < kDigits) {
+        trace.ranks[tile_first + position(i)] = ranks[i];
+        trace.digits[tile_first + position(i)] = d;
+      }
+    }
+    __syncthreads();  // the counters are read: the exchange may overwrite them
+
+    // ---- Scatter to shared: every key to its rank; the tile is now sorted by digit.
 #pragma unroll
-      for (int i = 0; i < kK; ++i)
-        if (position(i) < tile_n && ranks[i] - first_rank < kRoundItems)
-          storage.values[ranks[i] - first_rank] = values[i];
-      __syncthreads();
+    for (int i = 0; i < kK; ++i)
+      if (in_tile(position(i))) storage.keys[ranks[i]] = KeyTraits<Key>::raw_bits(keys[i]);
+
+    // Pair sorts load their values now, so that the look-back hides this latency too; values
+    // wider than the keys wait until after it (held across it, they spilled registers).
+    [[maybe_unused]] std::conditional_t<kHasValues, Value, char> values[kHasValues ? kK : 1];
+    constexpr bool kEarlyValues = kHasValues && sizeof(ExchangedValue) <= sizeof(Bits);
+    const auto load_values = [&] {
+      if constexpr (kHasValues) {
 #pragma unroll
-      for (int j = round * (kK / kValueRounds); j < (round + 1) * (kK / kValueRounds); ++j) {
-        const std::uint32_t p = t + j * kThreadsPerBlock;
-        if (p < tile_n) {
-          const std::uint32_t d = (packed_digits[j / 4] >> (8 * (j % 4))) & 0xFFu;
-          arrays.values_out[global_offset[d] + p] = storage.values[p - first_rank];
+        for (int i = 0; i < kK; ++i)
+          if (in_tile(position(i))) values[i] = arrays.values_in[tile_first + position(i)];
+      }
+    };
+    if constexpr (kEarlyValues) load_values();
+
+    // ---- Look back (see look_back above), unless it ran before the rank.
+    if constexpr (!kLookBackBeforeRank) look_back();
+    __syncthreads();  // the offsets and the sorted tile are in shared memory
+
+    // ---- Scatter to global, striped: each digit's keys are consecutive in the tile and go to
+    // consecutive addresses. Pair sorts keep each position's digit, four to a register, for the
+    // values.
+    [[maybe_unused]] std::uint32_t packed_digits[(kK + 3) / 4] = {};
+#pragma unroll
+    for (int j = 0; j < kK; ++j) {
+      const std::uint32_t p = t + j * kThreadsPerBlock;
+      if (in_tile(p)) {
+        const Key key = KeyTraits<Key>::from_raw_bits(storage.keys[p]);
+        const std::uint32_t d = digit_of(key, pass.first_bit, pass.num_bits, pass.descending);
+        arrays.keys_out[global_offset[d] + p] = key;
+        if constexpr (kHasValues) packed_digits[j / 4] |= d << (8 * (j % 4));
+      }
+    }
+
+    if constexpr (kHasValues) {
+      // Values take the keys' route: warp-striped in (loaded above, before the look-back, when
+      // no wider than the keys), to their ranks in shared memory, striped out to the keys'
+      // destinations.
+      if constexpr (!kEarlyValues) load_values();
+      // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
+      // j = r * kK / kValueRounds, ... of the striped store.
+#pragma unroll
+      for (int round = 0; round < kValueRounds; ++round) {
+        constexpr std::uint32_t kRoundItems = kTileItems / kValueRounds;
+        const std::uint32_t first_rank = round * kRoundItems;
+        __syncthreads();  // the exchange is free: the keys (or the last round) are read out
+#pragma unroll
+        for (int i = 0; i < kK; ++i)
+          if (in_tile(position(i)) && ranks[i] - first_rank < kRoundItems)
+            storage.values[ranks[i] - first_rank] = values[i];
+        __syncthreads();
+#pragma unroll
+        for (int j = round * (kK / kValueRounds); j < (round + 1) * (kK / kValueRounds); ++j) {
+          const std::uint32_t p = t + j * kThreadsPerBlock;
+          if (in_tile(p)) {
+            const std::uint32_t d = (packed_digits[j / 4] >> (8 * (j % 4))) & 0xFFu;
+            arrays.values_out[global_offset[d] + p] = storage.values[p - first_rank];
+          }
         }
       }
     }
-  }
+  };
+  if (tile_n == kTileItems)
+    sort_tile(std::true_type{});
+  else
+    sort_tile(std::false_type{});
 }
 
 }  // namespace sortlab::stage08

@@ -66,6 +66,11 @@ static_assert(kThreadsPerBlock >= kDigits && kThreadsPerBlock % 32 == 0,
 /// this many tiles of the walk).
 inline constexpr int kLookbackWindow = 4;
 
+/// Whether the look-back runs right after the tile's counts are published (its prefix is out
+/// sooner for the tiles after it) or after the rank and the scatter to shared (its latency hides
+/// behind them).
+inline constexpr bool kLookBackBeforeRank = false;
+
 /// Nanoseconds a look-back thread sleeps before it reads a status word that was not ready again
 /// (0: spin without sleeping).
 inline constexpr unsigned kLookbackBackoffNs = 0;
