@@ -207,7 +207,7 @@ const std::vector<Flag<TraceArgs>>& trace_flags() {
     f.push_back({"--cpu", "", "use the stage's CPU model even when there is a GPU",
                  [](TraceArgs& a, const std::string&) { a.force_cpu = true; }});
     f.push_back({"--tile", "N",
-                 "CPU model's keys per block tile (stages 02-04; 4: 16 keys are 4 blocks)",
+                 "CPU model's keys per block tile (stages 02-04 and 08; 4: 16 keys are 4 blocks)",
                  [](TraceArgs& a, const std::string& v) {
                    // The range is checked with the stage (trace_command), where the message can
                    // say what the stage needs.
