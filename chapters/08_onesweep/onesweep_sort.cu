@@ -1,8 +1,8 @@
 /// \file
 /// \brief Stage 08 host launcher: zero the histograms and tile counters, one histogram kernel for
 /// every digit place, one scan kernel, then per place: zero the status words, one onesweep kernel.
-/// The trace of one pass, the bytes-moved model, and explicit instantiations for u32, i32, f32
-/// and u64 keys with u32 and u64 values.
+/// The trace of one pass, the bytes-moved model, and explicit instantiations for stage 05's 12 key
+/// types (8- to 64-bit integers, f16, bf16, f32, f64) with u32, u64 and i64 values.
 ///
 /// Verified on the H100 (ctest -L stage08, compute-sanitizer).
 #include <algorithm>
@@ -264,11 +264,20 @@ double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes
                                const SortOptions&, const Config&, cudaStream_t);   \
   SORTLAB_STAGE08_INSTANTIATE_PAIRS(Key, std::uint32_t)                            \
   SORTLAB_STAGE08_INSTANTIATE_PAIRS(Key, std::uint64_t)                            \
+  SORTLAB_STAGE08_INSTANTIATE_PAIRS(Key, std::int64_t)                             \
   template PassTrace<Key> trace_pass<Key>(const std::vector<Key>&, int, int, bool);
 SORTLAB_STAGE08_INSTANTIATE(std::uint32_t)
 SORTLAB_STAGE08_INSTANTIATE(std::int32_t)
 SORTLAB_STAGE08_INSTANTIATE(float)
 SORTLAB_STAGE08_INSTANTIATE(std::uint64_t)
+SORTLAB_STAGE08_INSTANTIATE(std::int64_t)
+SORTLAB_STAGE08_INSTANTIATE(double)
+SORTLAB_STAGE08_INSTANTIATE(std::uint16_t)
+SORTLAB_STAGE08_INSTANTIATE(std::int16_t)
+SORTLAB_STAGE08_INSTANTIATE(std::uint8_t)
+SORTLAB_STAGE08_INSTANTIATE(std::int8_t)
+SORTLAB_STAGE08_INSTANTIATE(__half)
+SORTLAB_STAGE08_INSTANTIATE(__nv_bfloat16)
 #undef SORTLAB_STAGE08_INSTANTIATE
 #undef SORTLAB_STAGE08_INSTANTIATE_PAIRS
 

@@ -142,7 +142,8 @@ inline void validate_config(const Config& config) {
 /// nullptr to set \p temp_storage_bytes and return without sorting. No allocation and no host
 /// synchronisation happen inside the call; the work is queued on \p stream. The scratch's status
 /// words and tile counters are zeroed by the sort on \p stream, so it may be reused freely.
-/// Supported Key: std::uint32_t, std::int32_t, float, std::uint64_t.
+/// Supported Key: std::uint8_t .. std::uint64_t, std::int8_t .. std::int64_t, __half,
+/// __nv_bfloat16, float, double.
 /// Throws sortlab::Error on bad arguments.
 /// \param temp_storage device scratch, or nullptr to query its size
 /// \param temp_storage_bytes size of the scratch (set by the query)
@@ -158,7 +159,7 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
                const Config& config = {}, cudaStream_t stream = nullptr);
 
 /// Sorts key-value pairs by key (stable: equal keys keep their input order). Same contract as
-/// sort_keys(). Supported Value: std::uint32_t, std::uint64_t.
+/// sort_keys(). Supported Value: std::uint32_t, std::uint64_t, std::int64_t.
 /// \param temp_storage device scratch, or nullptr to query its size
 /// \param temp_storage_bytes size of the scratch (set by the query)
 /// \param keys_in device input keys

@@ -51,7 +51,12 @@ template <typename Key, typename Value = std::uint32_t>
 using Case = SortCase<SorterFor<Key>, Key, Value>;
 using Stage08Cases =
     ::testing::Types<Case<std::uint32_t>, Case<std::int32_t>, Case<float>, Case<std::uint64_t>,
-                     Case<std::uint32_t, std::uint64_t>, Case<std::uint64_t, std::uint64_t>>;
+                     Case<std::uint32_t, std::uint64_t>, Case<std::uint64_t, std::uint64_t>,
+                     Case<std::int64_t>, Case<double>, Case<std::uint16_t>, Case<std::int16_t>,
+                     Case<std::uint8_t>, Case<std::int8_t>, Case<__half>, Case<__nv_bfloat16>,
+                     // int64 indices, as torch.sort returns them; 8-bit keys with 8-byte values
+                     // take eight rounds through the shared-memory exchange
+                     Case<float, std::int64_t>, Case<std::uint8_t, std::uint64_t>>;
 
 /// The raw bits of keys, so that comparisons see NaNs and -0.0 exactly.
 template <typename Key>
@@ -165,7 +170,7 @@ TEST(Stage08Lookback, RepeatedRunsAreIdentical) {
 
 template <typename Key>
 class Stage08Trace : public ::testing::Test {};
-using TraceKeys = ::testing::Types<std::uint32_t, float, std::uint64_t>;
+using TraceKeys = ::testing::Types<std::uint32_t, float, std::uint64_t, std::uint8_t, __half>;
 TYPED_TEST_SUITE(Stage08Trace, TraceKeys, sortlab::testing::KeyName);
 
 // Every array of one GPU pass equals the CPU model's: digits, histogram, digit starts, each
