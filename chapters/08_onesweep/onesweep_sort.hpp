@@ -99,9 +99,9 @@ inline constexpr int kOnesweepBlocksPerSm = 2;
 /// Threads per block of the histogram kernel.
 inline constexpr int kHistogramThreads = 256;
 
-/// Keys each histogram thread counts per grid-stride step before the grid is wide enough; the
-/// grid is ceil(n / (kHistogramThreads * kHistogramKeysPerThread)) blocks, at most
-/// kHistogramBlocksPerSm per SM.
+/// Keys each histogram thread loads at once (a grid stride apart) before it counts them, so that
+/// that many loads are in flight; the grid is ceil(n / (kHistogramThreads *
+/// kHistogramKeysPerThread)) blocks, at most kHistogramBlocksPerSm per SM.
 inline constexpr int kHistogramKeysPerThread = 8;
 
 /// Most histogram blocks per SM (more would only add global atomics at the end).
