@@ -1,0 +1,294 @@
+/// \file
+/// \brief Stage 06 CPU model: which segment goes to which size class, the small class's bitonic
+/// network lane by lane, the large class's radix passes tile by tile, and the reference
+/// segmented stable sort on begin/end offsets that the GPU tests compare against.
+///
+/// The model uses the same host-device rules as the kernels (size_classes.hpp,
+/// bitonic_network.hpp), so the CPU tests check the very classification and network steps the
+/// GPU runs. It is plain C++: no CUDA compiler and no GPU are needed.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "chapters/06_segmented_sort/bitonic_network.hpp"
+#include "chapters/06_segmented_sort/size_classes.hpp"
+#include "common/errors.hpp"
+#include "common/key_traits.hpp"
+#include "common/reference.hpp"
+#include "common/sort_options.hpp"
+#include "common/value_carrier.hpp"
+
+namespace sortlab::stage06 {
+
+// ---- Classification -----------------------------------------------------------------------------
+
+/// The result of classifying every segment, as the classify kernel computes it (the kernel's
+/// lists hold the same ids in an order its atomics choose; these are in segment order).
+struct Classification {
+  std::vector<SizeClass> class_of;  ///< the class of each segment
+  /// The ids of each class with work (index: static_cast<int>(SizeClass)), ascending.
+  std::array<std::vector<std::uint32_t>, kNumSizeClasses> ids;
+};
+
+/// Classifies segments [begin[s], end[s]) of an input of \p n items with keys of \p key_bytes
+/// bytes. Throws sortlab::Error when the offset arrays differ in length.
+/// \param begin_offsets first item of each segment
+/// \param end_offsets one past the last item of each segment
+/// \param n items in the input
+/// \param key_bytes sizeof(Key)
+inline Classification model_classify(const std::vector<std::uint32_t>& begin_offsets,
+                                     const std::vector<std::uint32_t>& end_offsets, std::size_t n,
+                                     std::size_t key_bytes) {
+  require(begin_offsets.size() == end_offsets.size(),
+          "model_classify: begin_offsets and end_offsets differ in length");
+  Classification result;
+  result.class_of.resize(begin_offsets.size());
+  for (std::size_t s = 0; s < begin_offsets.size(); ++s) {
+    const SizeClass size_class = classify_segment(begin_offsets[s], end_offsets[s], n, key_bytes);
+    result.class_of[s] = size_class;
+    if (size_class != SizeClass::kNone)
+      result.ids[static_cast<int>(size_class)].push_back(static_cast<std::uint32_t>(s));
+  }
+  return result;
+}
+
+// ---- The small class: the bitonic network, lane by lane ---------------------------------------
+
+/// Runs the small kernel's network on one segment of at most 32 keys, every lane as the kernel
+/// does (bitonic_keeps_min(), entry_before()), and returns the positions in output order: entry
+/// l is the segment position that lane l copies to output position l. Throws sortlab::Error for
+/// more than 32 keys.
+/// \param keys the segment's keys
+/// \param options bit range and direction
+template <typename Key>
+std::vector<std::uint32_t> model_bitonic_network(const std::vector<Key>& keys,
+                                                 const SortOptions& options = {}) {
+  using Bits = typename KeyTraits<Key>::Bits;
+  require(keys.size() <= kNetworkWidth, "model_bitonic_network: more than 32 keys");
+  const SortOptions resolved = resolve<Key>(options);
+  const int num_bits = resolved.end_bit - resolved.begin_bit;
+  std::array<Bits, kNetworkWidth> bits{};
+  std::array<std::uint32_t, kNetworkWidth> position{};
+  for (unsigned lane = 0; lane < kNetworkWidth; ++lane) {
+    bits[lane] = lane < keys.size() ? network_sort_bits(keys[lane], resolved.begin_bit, num_bits,
+                                                        resolved.descending)
+                                    : static_cast<Bits>(~Bits{0});
+    position[lane] = lane;
+  }
+  for (unsigned phase = 2; phase <= kNetworkWidth; phase <<= 1)
+    for (unsigned step = phase >> 1; step > 0; step >>= 1) {
+      // All lanes exchange at once: read the old entries, then write the new ones.
+      const auto old_bits = bits;
+      const auto old_position = position;
+      for (unsigned lane = 0; lane < kNetworkWidth; ++lane) {
+        const unsigned partner = lane ^ step;
+        const bool other_first = entry_before(old_bits[partner], old_position[partner],
+                                              old_bits[lane], old_position[lane]);
+        if (bitonic_keeps_min(lane, phase, step) == other_first) {
+          bits[lane] = old_bits[partner];
+          position[lane] = old_position[partner];
+        }
+      }
+    }
+  return std::vector<std::uint32_t>(position.begin(), position.begin() + keys.size());
+}
+
+// ---- The medium and large classes: padding and the block passes --------------------------------
+
+/// The key the block kernels put in tile positions past a segment's end (padding_key() in the
+/// kernels, stage05::TwiddledKey<Key>::out of all ones ascending, all zeros descending),
+/// computed on the host: its sort bits are the largest in the direction of the sort.
+/// \param descending largest first
+template <typename Key>
+Key model_padding_key(bool descending) {
+  using Traits = KeyTraits<Key>;
+  using Bits = typename Traits::Bits;
+  Bits bits = descending ? Bits{0} : static_cast<Bits>(~Bits{0});
+  // The inverse of the block sort's twiddle (ordered bits without the -0.0 fold).
+  if constexpr (Traits::kIsFloating)
+    bits = static_cast<Bits>(bits & Traits::kHighBit ? bits ^ Traits::kHighBit
+                                                     : static_cast<Bits>(~bits));
+  else if constexpr (std::is_signed_v<Key>)
+    bits = static_cast<Bits>(bits ^ Traits::kHighBit);
+  return Traits::from_raw_bits(bits);
+}
+
+/// One pass of the large class on one segment, as the large kernel runs it: count the segment's
+/// digits and scan them; then for each tile of \p tile_items keys in order, sort the tile by the
+/// digit (stable, as the block sort does) and send its p-th key of digit d to
+/// next[d] + (p - start of d in the tile), then advance next[d] by the tile's count of d.
+/// Returns the destination of each input position (a permutation of 0 .. size-1).
+/// \param keys the segment's keys as the pass reads them
+/// \param first_bit lowest bit of the digit
+/// \param num_bits digit width (1 .. kBlockRadixBits)
+/// \param descending complemented digits
+/// \param tile_items keys per tile (the kernel's is kTileItems<Key>; smaller tiles test more
+/// tile boundaries)
+template <typename Key>
+std::vector<std::uint32_t> model_large_pass(const std::vector<Key>& keys, int first_bit,
+                                            int num_bits, bool descending, std::size_t tile_items) {
+  require(tile_items > 0, "model_large_pass: tile_items must be positive");
+  const std::size_t digits = std::size_t{1} << num_bits;
+  std::vector<std::uint32_t> digit(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    digit[i] = radix_digit(keys[i], first_bit, num_bits, descending);
+  std::vector<std::uint32_t> next(digits, 0);
+  for (std::uint32_t d : digit) ++next[d];
+  std::exclusive_scan(next.begin(), next.end(), next.begin(), 0u);
+  std::vector<std::uint32_t> destination(keys.size());
+  for (std::size_t tile = 0; tile < keys.size(); tile += tile_items) {
+    const std::size_t valid = std::min(tile_items, keys.size() - tile);
+    std::vector<std::uint32_t> order(valid);  // the tile sorted by digit, stably
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return digit[tile + a] < digit[tile + b];
+    });
+    std::vector<std::uint32_t> count(digits, 0);
+    for (std::size_t i = 0; i < valid; ++i) ++count[digit[tile + i]];
+    std::vector<std::uint32_t> start(digits, 0);
+    std::exclusive_scan(count.begin(), count.end(), start.begin(), 0u);
+    for (std::uint32_t p = 0; p < valid; ++p) {
+      const std::uint32_t d = digit[tile + order[p]];
+      destination[tile + order[p]] = next[d] + (p - start[d]);
+    }
+    for (std::size_t d = 0; d < digits; ++d) next[d] += count[d];
+  }
+  return destination;
+}
+
+/// The large class's whole sort of one segment: passes of kBlockRadixBits-bit digits over
+/// [begin_bit, end_bit), least significant first, each moving the keys to model_large_pass()'s
+/// destinations. Returns the input positions in output order.
+/// \param keys the segment's keys
+/// \param options bit range and direction
+/// \param tile_items keys per tile
+template <typename Key>
+std::vector<std::uint32_t> model_large_segment(const std::vector<Key>& keys,
+                                               const SortOptions& options, std::size_t tile_items) {
+  const SortOptions resolved = resolve<Key>(options);
+  std::vector<std::uint32_t> origin(keys.size());  // origin[p]: input position now at p
+  std::iota(origin.begin(), origin.end(), 0u);
+  std::vector<Key> current = keys;
+  for (int bit = resolved.begin_bit; bit < resolved.end_bit; bit += kBlockRadixBits) {
+    const int pass_bits = std::min(kBlockRadixBits, resolved.end_bit - bit);
+    const auto destination =
+        model_large_pass(current, bit, pass_bits, resolved.descending, tile_items);
+    std::vector<Key> moved(current.size());
+    std::vector<std::uint32_t> moved_origin(current.size());
+    for (std::size_t i = 0; i < current.size(); ++i) {
+      moved[destination[i]] = current[i];
+      moved_origin[destination[i]] = origin[i];
+    }
+    current.swap(moved);
+    origin.swap(moved_origin);
+  }
+  return origin;
+}
+
+// ---- The reference: a segmented stable sort on begin/end offsets --------------------------------
+
+/// The input positions of segment [begin, end) in stable sorted order (common/reference.hpp's
+/// sort bits: -0.0 equals +0.0, NaNs by their bits, a bit range, either direction).
+/// \param keys all keys
+/// \param begin first item of the segment
+/// \param end one past its last item (begin <= end <= keys.size())
+/// \param options bit range and direction
+template <typename Key>
+std::vector<std::uint32_t> reference_segment_order(const std::vector<Key>& keys,
+                                                   std::uint32_t begin, std::uint32_t end,
+                                                   const SortOptions& options) {
+  std::vector<std::uint64_t> bits(end - begin);  // computed once, not in every comparison
+  for (std::uint32_t i = begin; i < end; ++i) bits[i - begin] = sort_bits(keys[i], options);
+  std::vector<std::uint32_t> order(end - begin);
+  std::iota(order.begin(), order.end(), begin);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return bits[a - begin] < bits[b - begin];
+  });
+  return order;
+}
+
+/// Stable segmented sort on the CPU with the GPU sort's contract: every segment
+/// [begin_offsets[s], end_offsets[s]) of \p keys is sorted into the same positions of
+/// \p keys_out (and \p values into \p values_out when given); positions outside every segment
+/// keep what the outputs held before; empty segments (end <= begin) and segments past the input
+/// (end > n) are left alone. Segments must not overlap (not checked). Throws sortlab::Error when
+/// the sizes disagree.
+/// \param keys input keys
+/// \param values input values, or nullptr for keys only (Value is deduced from \p values_out)
+/// \param begin_offsets first item of each segment
+/// \param end_offsets one past the last item of each segment
+/// \param options bit range and direction
+/// \param keys_out output keys (keys.size() items, prefilled with what must survive)
+/// \param values_out output values (prefilled), or nullptr for keys only
+template <typename Key, typename Value = std::uint32_t>
+void reference_segmented_sort(const std::vector<Key>& keys,
+                              const std::vector<NotDeduced<Value>>* values,
+                              const std::vector<std::uint32_t>& begin_offsets,
+                              const std::vector<std::uint32_t>& end_offsets,
+                              const SortOptions& options, std::vector<Key>& keys_out,
+                              std::vector<Value>* values_out = nullptr) {
+  require(begin_offsets.size() == end_offsets.size(),
+          "reference_segmented_sort: begin_offsets and end_offsets differ in length");
+  require(keys_out.size() == keys.size(), "reference_segmented_sort: keys_out has the wrong size");
+  require((values == nullptr) == (values_out == nullptr),
+          "reference_segmented_sort: give both value vectors or neither");
+  if (values != nullptr)
+    require(values->size() == keys.size() && values_out->size() == keys.size(),
+            "reference_segmented_sort: values have the wrong size");
+  for (std::size_t s = 0; s < begin_offsets.size(); ++s) {
+    const std::uint32_t begin = begin_offsets[s];
+    if (segment_size(begin, end_offsets[s], keys.size()) == 0) continue;
+    const auto order = reference_segment_order(keys, begin, end_offsets[s], options);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      keys_out[begin + i] = keys[order[i]];
+      if (values != nullptr) (*values_out)[begin + i] = (*values)[order[i]];
+    }
+  }
+}
+
+/// The whole stage 06 algorithm on the CPU, class by class as the GPU runs it: small segments
+/// through model_bitonic_network(), medium segments through a stable sort of one tile (the
+/// block sort, tested by stage 05), large segments through model_large_segment() with tiles of
+/// \p tile_items keys. Writes the same outputs as reference_segmented_sort() (which the CPU
+/// tests check); returns the classification.
+/// \param keys input keys
+/// \param begin_offsets first item of each segment
+/// \param end_offsets one past the last item of each segment
+/// \param options bit range and direction
+/// \param keys_out output keys (prefilled with what must survive)
+/// \param tile_items the large class's tile (medium_max_items(sizeof(Key)) on the GPU)
+template <typename Key>
+Classification model_segmented_sort(const std::vector<Key>& keys,
+                                    const std::vector<std::uint32_t>& begin_offsets,
+                                    const std::vector<std::uint32_t>& end_offsets,
+                                    const SortOptions& options, std::vector<Key>& keys_out,
+                                    std::size_t tile_items = medium_max_items(sizeof(Key))) {
+  require(keys_out.size() == keys.size(), "model_segmented_sort: keys_out has the wrong size");
+  const Classification classes =
+      model_classify(begin_offsets, end_offsets, keys.size(), sizeof(Key));
+  for (std::size_t s = 0; s < begin_offsets.size(); ++s) {
+    const SizeClass size_class = classes.class_of[s];
+    if (size_class == SizeClass::kNone) continue;
+    const std::uint32_t begin = begin_offsets[s];
+    const std::vector<Key> segment(keys.begin() + begin, keys.begin() + end_offsets[s]);
+    std::vector<std::uint32_t> order;  // segment positions in output order
+    if (size_class == SizeClass::kSmall) {
+      order = model_bitonic_network(segment, options);
+    } else if (size_class == SizeClass::kMedium) {
+      order =
+          reference_segment_order(segment, 0, static_cast<std::uint32_t>(segment.size()), options);
+    } else {
+      order = model_large_segment(segment, options, tile_items);
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) keys_out[begin + i] = segment[order[i]];
+  }
+  return classes;
+}
+
+}  // namespace sortlab::stage06

@@ -1,0 +1,125 @@
+/// \file
+/// \brief Stage 06: segmented sort by segment size class (public API).
+///
+/// Sorts many independent segments of one key array in one call, the job behind
+/// `torch.sort(x, dim=-1)` and CUB's `DeviceSegmentedSort`. Segment s is the items
+/// [begin_offsets[s], end_offsets[s]); the two offset arrays live on the device, and the segments
+/// may be empty, listed in any order, and need not be contiguous nor cover the input. Output
+/// positions outside every segment are never written: they keep what the caller left there.
+///
+/// One sort, all queued on the caller's stream with no host work per segment:
+///  1. zero the three per-class counters (one memset);
+///  2. a *classify kernel* (one thread per segment) computes each segment's size class
+///     (size_classes.hpp) and appends the segment's id to its class's list (warp-aggregated
+///     atomics: one atomic per warp and class);
+///  3. one launch per class, its grid sized on the host from num_segments (an upper bound of the
+///     class's count, which only the device knows); blocks stride over the class's list and
+///     those with nothing to do exit at once:
+///     - small (<= 32 keys): one warp per segment, a 32-lane bitonic network on (key, position);
+///     - medium (<= one 4096-key tile, 2048 for 8-byte keys): one block per segment, stage 05's
+///       BlockRadixSort on the padded tile;
+///     - large: one block per segment, LSD radix passes of 6-bit digits through a scratch copy
+///       (the slow path, to be replaced: one block per huge segment leaves the GPU idle).
+///
+/// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort.
+/// \snippet tests/stage06/test_stage06_gpu.cpp stage06 usage
+///
+/// Status: compiled for sm_90, CPU tests pass, NOT yet run on a GPU.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "chapters/06_segmented_sort/size_classes.hpp"
+#include "common/errors.hpp"
+#include "common/scratch_layout.hpp"
+#include "common/sort_options.hpp"
+#include "common/value_carrier.hpp"
+
+namespace sortlab::stage06 {
+
+/// What this stage adds to the ladder (for a future benchmark label and results table).
+inline constexpr const char kSummary[] =
+    "segmented sort by size class: GPU classification, warp bitonic network (<= 32 keys), "
+    "block radix sort of one tile (<= 4096 keys), block radix passes for larger segments";
+
+/// Most items one sort accepts: 2^30, the shared limit of 32-bit offsets.
+inline constexpr std::size_t kMaxItems = kMaxSortItems;
+
+/// Most segments one sort accepts (segment ids are 32-bit; segments may be empty, so there can
+/// be more segments than items).
+inline constexpr std::size_t kMaxSegments = std::size_t{1} << 30;
+
+/// The scratch of one sort, in one caller-owned allocation (common/scratch_layout.hpp).
+struct ScratchPlan {
+  std::size_t alternate_keys;    ///< slot: n keys, the large class's ping-pong buffer
+  std::size_t alternate_values;  ///< slot: n values (pairs only)
+  std::size_t class_counts;      ///< slot: kNumSizeClasses counters, zeroed by every sort
+  std::size_t class_ids;         ///< slot: kNumSizeClasses lists of num_segments segment ids
+  ScratchLayout layout;          ///< the arrays, aligned
+};
+
+/// The scratch layout of a sort of \p n items in \p num_segments segments: a size query returns
+/// its total_bytes(). Pure host arithmetic (no CUDA call), so the CPU tests check it.
+/// \param n number of items
+/// \param num_segments number of segments
+/// \param key_bytes sizeof(Key)
+/// \param value_bytes sizeof(Value), 0 for a keys-only sort
+ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t key_bytes,
+                         std::size_t value_bytes);
+
+/// Sorts every segment [begin_offsets[s], end_offsets[s]) of \p keys_in into the same positions
+/// of \p keys_out (stable; positions outside every segment are not written). Call with \p
+/// temp_storage == nullptr to set \p temp_storage_bytes and return (no other pointer is needed
+/// for that). No allocation and no host synchronisation happen inside the call; the work is
+/// queued on \p stream, so the call can be captured in a CUDA graph.
+///
+/// Preconditions the sort cannot check without reading device memory: segments do not overlap
+/// one another. A segment with end <= begin is empty; one with end > n is ignored (left
+/// unwritten) rather than read out of bounds.
+/// Supported Key: std::uint32_t, std::int32_t, float, std::uint64_t.
+/// Throws sortlab::Error on bad arguments (null pointers, n or num_segments too large, a bad bit
+/// range, scratch too small, overlapping arrays).
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param keys_in device input keys (not modified)
+/// \param keys_out device output keys (must not overlap keys_in, the offsets or the scratch)
+/// \param n number of items in keys_in and keys_out, 0 to 2^30
+/// \param num_segments number of segments, 0 to 2^30
+/// \param begin_offsets device array of num_segments first items
+/// \param end_offsets device array of num_segments one-past-last items (may alias
+/// begin_offsets + 1 for contiguous segments)
+/// \param options bit range and direction
+/// \param stream CUDA stream the work is queued on
+template <typename Key>
+void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+               Key* keys_out, std::size_t n, std::size_t num_segments,
+               const std::uint32_t* begin_offsets, const std::uint32_t* end_offsets,
+               const SortOptions& options = {}, cudaStream_t stream = nullptr);
+
+/// Sorts key-value pairs segment by segment (stable: equal keys keep their input order, values
+/// travel with their keys). Same contract as sort_keys(); value positions outside every segment
+/// are not written either. Supported Value: std::uint32_t, std::uint64_t (any trivially copyable
+/// type of 4 or 8 bytes moves as one of them).
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param keys_in device input keys
+/// \param keys_out device output keys
+/// \param values_in device input values
+/// \param values_out device output values
+/// \param n number of pairs, 0 to 2^30
+/// \param num_segments number of segments, 0 to 2^30
+/// \param begin_offsets device array of num_segments first items
+/// \param end_offsets device array of num_segments one-past-last items
+/// \param options bit range and direction
+/// \param stream CUDA stream
+template <typename Key, typename Value>
+void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
+                std::size_t num_segments, const std::uint32_t* begin_offsets,
+                const std::uint32_t* end_offsets, const SortOptions& options = {},
+                cudaStream_t stream = nullptr);
+
+}  // namespace sortlab::stage06

@@ -1,0 +1,494 @@
+/// \file
+/// \brief Stage 06 segmented sort on the GPU (written, compiled for sm_90, NOT yet run on a GPU):
+/// every segment mix of issue 17 (all sizes 0 or 1; equal sizes 8, 32, 128, 1000, 4096, 65536;
+/// uniform random sizes; power-law sizes with a few huge segments; empty segments between full
+/// ones; gaps between segments, listed out of order, one past the input; every class boundary)
+/// for u32, i32, f32 and u64 keys and every harness distribution, against the CPU reference on
+/// poisoned outputs (positions outside every segment must keep the poison); pairs stable with
+/// u32 and u64 values; descending and bit ranges; a reused, misaligned scratch; a sort on its own
+/// stream while the legacy stream is held; CUDA graph capture and replay. Sizes honour
+/// SORTLAB_TEST_MAX_N (a layout with more items is skipped).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "chapters/06_segmented_sort/segmented_model.hpp"
+#include "chapters/06_segmented_sort/segmented_sort.hpp"
+#include "common/cuda_stream.hpp"
+#include "common/device_buffer.hpp"
+#include "common/distributions.hpp"
+#include "common/errors.hpp"
+#include "common/segments.hpp"
+#include "tests/support/key_types.hpp"
+#include "tests/support/legacy_stream_blocker.hpp"
+#include "tests/support/test_inputs.hpp"
+
+namespace {
+
+namespace stage06 = sortlab::stage06;
+using Offsets = std::vector<std::uint32_t>;
+using sortlab::DeviceBuffer;
+using sortlab::SortOptions;
+using sortlab::testing::case_label;
+using sortlab::testing::max_test_n;
+using sortlab::testing::test_seed;
+
+// ---------------------------------------------------------------------------------------------
+// Segment layouts.
+
+/// A segmented input's shape: n items and the segments' begin and end offsets.
+struct Layout {
+  std::string name;  ///< for messages
+  std::size_t n = 0;
+  Offsets begin, end;
+};
+
+/// Contiguous segments from common/segments.hpp's offsets (segment s = [o[s], o[s+1])).
+Layout contiguous(const std::string& name, const Offsets& offsets) {
+  Layout layout{name, offsets.back(), {}, {}};
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    layout.begin.push_back(offsets[s]);
+    layout.end.push_back(offsets[s + 1]);
+  }
+  return layout;
+}
+
+/// Contiguous segments of the given sizes.
+Layout from_sizes(const std::string& name, const std::vector<std::uint32_t>& sizes) {
+  Offsets offsets{0};
+  for (std::uint32_t size : sizes) offsets.push_back(offsets.back() + size);
+  return contiguous(name, offsets);
+}
+
+/// The segments of \p layout listed in a random order (the sort must not assume ascending
+/// offsets).
+Layout shuffled(Layout layout, std::mt19937_64& random) {
+  std::vector<std::size_t> order(layout.begin.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::shuffle(order.begin(), order.end(), random);
+  Layout result{layout.name + ", listed out of order", layout.n, {}, {}};
+  for (std::size_t i : order) {
+    result.begin.push_back(layout.begin[i]);
+    result.end.push_back(layout.end[i]);
+  }
+  return result;
+}
+
+/// Every segment mix of issue 17, small enough for the whole suite to take well under a minute
+/// on an H100 (most of the time is the CPU reference).
+std::vector<Layout> all_layouts(std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<Layout> layouts;
+  {  // all sizes 0 or 1
+    std::vector<std::uint32_t> sizes(5000);
+    for (auto& size : sizes) size = static_cast<std::uint32_t>(random() % 2);
+    layouts.push_back(from_sizes("sizes 0 or 1", sizes));
+  }
+  for (std::uint32_t size : {8u, 32u, 128u, 1000u, 4096u, 65536u}) {  // equal sizes
+    const std::uint32_t count = std::max<std::uint32_t>(2, (1u << 17) / size);
+    layouts.push_back(
+        from_sizes("equal " + std::to_string(size), std::vector<std::uint32_t>(count, size)));
+  }
+  layouts.push_back(contiguous(
+      "uniform random sizes",
+      sortlab::generate_segment_offsets(1u << 17, 300, sortlab::SegmentShape::kRandom, seed)));
+  layouts.push_back(contiguous(
+      "power-law sizes",
+      sortlab::generate_segment_offsets(1u << 18, 2000, sortlab::SegmentShape::kPowerLaw, seed)));
+  {  // empty segments between full ones
+    std::vector<std::uint32_t> sizes;
+    for (int s = 0; s < 200; ++s) {
+      sizes.push_back(1 + static_cast<std::uint32_t>(random() % 5000));
+      for (std::uint64_t e = random() % 4; e > 0; --e) sizes.push_back(0);
+    }
+    layouts.push_back(from_sizes("empty segments between full ones", sizes));
+  }
+  {  // every class boundary, out of order
+    const std::vector<std::uint32_t> sizes = {1,    2,    31,   32,   33,   2047, 2048,
+                                              2049, 4095, 4096, 4097, 8192, 12289};
+    layouts.push_back(shuffled(from_sizes("class boundaries", sizes), random));
+  }
+  {  // gaps between segments, listed out of order, plus one past the input and a reversed one
+    Layout gaps{"gaps between segments", 0, {}, {}};
+    std::uint32_t at = 0;
+    for (int s = 0; s < 400; ++s) {
+      at += static_cast<std::uint32_t>(random() % 50);  // the gap
+      const std::uint32_t classes[] = {1 + static_cast<std::uint32_t>(random() % 32),
+                                       33 + static_cast<std::uint32_t>(random() % 1000),
+                                       4097 + static_cast<std::uint32_t>(random() % 6000)};
+      const std::uint32_t size = classes[random() % 10 == 0 ? 2 : random() % 2];
+      gaps.begin.push_back(at);
+      gaps.end.push_back(at + size);
+      at += size;
+    }
+    gaps.n = at + 17;              // a gap at the end too
+    gaps.begin.push_back(at + 5);  // past the input: ignored, nothing written
+    gaps.end.push_back(at + 40);
+    gaps.begin.push_back(at + 10);  // end before begin: empty
+    gaps.end.push_back(at + 2);
+    layouts.push_back(shuffled(gaps, random));
+  }
+  std::vector<Layout> kept;  // SORTLAB_TEST_MAX_N keeps sanitizer runs short
+  for (auto& layout : layouts)
+    if (layout.n <= max_test_n()) kept.push_back(std::move(layout));
+  return kept;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One sort against the reference.
+
+/// The poison byte as a whole key or value, what the reference prefills its outputs with.
+template <typename T>
+T poison_value() {
+  T value;
+  std::memset(&value, sortlab::kPoisonByte, sizeof(T));
+  return value;
+}
+
+/// Values for pair sorts: distinct, spread over all 64 bits for 8-byte values.
+template <typename Value>
+std::vector<Value> test_values(std::size_t n) {
+  std::vector<Value> values(n);
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] =
+        sizeof(Value) >= 8 ? static_cast<Value>(i * 0x9E3779B97F4A7C15ull) : static_cast<Value>(i);
+  return values;
+}
+
+/// "segment 3 [10, 20) of size class small" for the segment holding \p index, or "outside
+/// every segment".
+template <typename Key>
+std::string where(const Layout& layout, std::size_t index) {
+  for (std::size_t s = 0; s < layout.begin.size(); ++s)
+    if (layout.begin[s] <= index && index < layout.end[s] && layout.end[s] <= layout.n)
+      return "segment " + std::to_string(s) + " [" + std::to_string(layout.begin[s]) + ", " +
+             std::to_string(layout.end[s]) + ") of size class " +
+             stage06::to_string(
+                 stage06::classify_segment(layout.begin[s], layout.end[s], layout.n, sizeof(Key)));
+  return "outside every segment (must keep the poison)";
+}
+
+/// How a run calls the sort.
+struct RunSettings {
+  std::size_t scratch_offset = 0;  ///< misaligns the scratch pointer
+  cudaStream_t stream = nullptr;   ///< the sort's stream
+};
+
+/// Sorts \p keys (and values when kPairs) in \p layout's segments with poisoned outputs and
+/// scratch, and compares every output position with the reference bit for bit; checks that the
+/// input is unchanged and nothing was written past the scratch.
+template <typename Key, typename Value, bool kPairs>
+void expect_segmented_sort(const std::vector<Key>& keys, const Layout& layout,
+                           const SortOptions& options, const RunSettings& settings = {}) {
+  const std::size_t n = layout.n;
+  ASSERT_EQ(keys.size(), n);
+  const std::size_t num_segments = layout.begin.size();
+  const cudaStream_t stream = settings.stream;
+  const std::vector<Value> values = test_values<Value>(n);
+  DeviceBuffer<Key> keys_in(keys), keys_out(n);
+  DeviceBuffer<Value> values_in(values), values_out(n);
+  DeviceBuffer<std::uint32_t> begin(layout.begin), end(layout.end);
+  // The uploads ran on the legacy stream; the sort may run on a non-blocking one.
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  keys_out.fill_bytes(sortlab::kPoisonByte, stream);
+  values_out.fill_bytes(sortlab::kPoisonByte, stream);
+
+  std::size_t temp_bytes = 0;
+  if constexpr (kPairs)
+    stage06::sort_pairs(nullptr, temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                        values_out.data(), n, num_segments, begin.data(), end.data(), options,
+                        stream);
+  else
+    stage06::sort_keys(nullptr, temp_bytes, keys_in.data(), keys_out.data(), n, num_segments,
+                       begin.data(), end.data(), options, stream);
+  const std::size_t canary = 4096;
+  DeviceBuffer<unsigned char> temp(settings.scratch_offset + temp_bytes + canary);
+  temp.fill_bytes(sortlab::kPoisonByte, stream);
+  void* scratch = temp.data() + settings.scratch_offset;
+  if constexpr (kPairs)
+    stage06::sort_pairs(scratch, temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                        values_out.data(), n, num_segments, begin.data(), end.data(), options,
+                        stream);
+  else
+    stage06::sort_keys(scratch, temp_bytes, keys_in.data(), keys_out.data(), n, num_segments,
+                       begin.data(), end.data(), options, stream);
+  SORTLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  SORTLAB_CUDA_CHECK(cudaGetLastError());
+
+  std::vector<Key> expected_keys(n, poison_value<Key>());
+  std::vector<Value> expected_values(n, poison_value<Value>());
+  stage06::reference_segmented_sort(keys, kPairs ? &values : nullptr, layout.begin, layout.end,
+                                    options, expected_keys, kPairs ? &expected_values : nullptr);
+  const std::vector<Key> got_keys = keys_out.download();
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(sortlab::KeyTraits<Key>::raw_bits(got_keys[i]),
+              sortlab::KeyTraits<Key>::raw_bits(expected_keys[i]))
+        << "key at index " << i << ", " << where<Key>(layout, i);
+  if constexpr (kPairs) {
+    const std::vector<Value> got_values = values_out.download();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(got_values[i], expected_values[i])
+          << "value at index " << i << ", " << where<Key>(layout, i)
+          << ": values did not travel with their keys, or equal keys lost input order";
+  }
+  const std::vector<Key> input_after = keys_in.download();
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(sortlab::KeyTraits<Key>::raw_bits(input_after[i]),
+              sortlab::KeyTraits<Key>::raw_bits(keys[i]))
+        << "the sort modified its input at index " << i;
+  const std::vector<unsigned char> scratch_bytes = temp.download();
+  for (std::size_t i = 0; i < settings.scratch_offset; ++i)
+    ASSERT_EQ(scratch_bytes[i], sortlab::kPoisonByte) << "the sort wrote before its scratch";
+  for (std::size_t i = settings.scratch_offset + temp_bytes; i < scratch_bytes.size(); ++i)
+    ASSERT_EQ(scratch_bytes[i], sortlab::kPoisonByte) << "the sort wrote past its scratch";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The suites.
+
+template <typename Key>
+class Stage06Segmented : public ::testing::Test {};
+using KeyTypes = ::testing::Types<std::uint32_t, std::int32_t, float, std::uint64_t>;
+TYPED_TEST_SUITE(Stage06Segmented, KeyTypes, sortlab::testing::KeyName);
+
+// Keys only, every layout and every distribution, ascending.
+TYPED_TEST(Stage06Segmented, KeysEveryLayoutAndDistribution) {
+  using Key = TypeParam;
+  const std::uint64_t seed = test_seed();
+  for (const Layout& layout : all_layouts(seed))
+    for (auto distribution : sortlab::all_distributions()) {
+      SCOPED_TRACE(layout.name + ": " +
+                   case_label(layout.n, sortlab::to_string(distribution), seed));
+      const auto keys = sortlab::generate_keys<Key>(distribution, layout.n, seed + layout.n);
+      expect_segmented_sort<Key, std::uint32_t, false>(keys, layout, {});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+// Pairs: values travel with their keys and equal keys keep input order, in both directions,
+// with distributions full of ties; u32 values, and u64 values for u32 and u64 keys.
+TYPED_TEST(Stage06Segmented, PairsAreStableEveryLayout) {
+  using Key = TypeParam;
+  const std::uint64_t seed = test_seed();
+  for (const Layout& layout : all_layouts(seed))
+    for (auto distribution : {sortlab::Distribution::kFewDistinct, sortlab::Distribution::kAllEqual,
+                              sortlab::Distribution::kFloatSpecials})
+      for (bool descending : {false, true}) {
+        SCOPED_TRACE(layout.name + ": " +
+                     case_label(layout.n, sortlab::to_string(distribution), seed) +
+                     (descending ? " descending" : " ascending"));
+        const auto keys = sortlab::generate_keys<Key>(distribution, layout.n, seed + layout.n);
+        const SortOptions options{0, sortlab::kAllBits, descending};
+        expect_segmented_sort<Key, std::uint32_t, true>(keys, layout, options);
+        if constexpr (std::is_unsigned_v<Key>)
+          expect_segmented_sort<Key, std::uint64_t, true>(keys, layout, options);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+}
+
+// Descending keys and bit ranges (no bits, one bit, a range across the digit boundaries).
+TYPED_TEST(Stage06Segmented, DescendingAndBitRanges) {
+  using Key = TypeParam;
+  const int bits = sortlab::KeyTraits<Key>::kNumBits;
+  const std::uint64_t seed = test_seed();
+  const std::vector<SortOptions> cases = {{0, sortlab::kAllBits, true},
+                                          {0, 0, false},
+                                          {bits - 1, bits, false},
+                                          {3, bits - 2, true},
+                                          {5, 17, false}};
+  for (const Layout& layout : all_layouts(seed))
+    for (const SortOptions& options : cases) {
+      SCOPED_TRACE(layout.name + ": " + case_label(layout.n, "uniform", seed) + " bits [" +
+                   std::to_string(options.begin_bit) + ", " + std::to_string(options.end_bit) +
+                   ")" + (options.descending ? " descending" : ""));
+      const auto keys =
+          sortlab::generate_keys<Key>(sortlab::Distribution::kUniform, layout.n, seed + layout.n);
+      expect_segmented_sort<Key, std::uint32_t, true>(keys, layout, options);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+// A scratch that starts at an odd address, on a non-blocking stream.
+TEST(Stage06SegmentedGpu, MisalignedScratchOnItsOwnStream) {
+  const std::uint64_t seed = test_seed();
+  const sortlab::CudaStream stream;
+  for (const Layout& layout : all_layouts(seed)) {
+    SCOPED_TRACE(layout.name + ": " + case_label(layout.n, "uniform", seed));
+    const auto keys =
+        sortlab::generate_keys<float>(sortlab::Distribution::kUniform, layout.n, seed);
+    expect_segmented_sort<float, std::uint64_t, true>(keys, layout, {}, {1, stream.get()});
+    expect_segmented_sort<float, std::uint32_t, false>(keys, layout, {}, {3, stream.get()});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+/// "stage06 usage": the query-then-run convention (the public header's snippet).
+TEST(Stage06SegmentedGpu, UsageSnippet) {
+  const std::vector<float> host_keys = {3, 1, 2, 9, 8, 7, 5};
+  const Offsets host_begin = {0, 3}, host_end = {3, 7};  // segments [0, 3) and [3, 7)
+  DeviceBuffer<float> keys_in(host_keys), keys_out(host_keys.size());
+  DeviceBuffer<std::uint32_t> begin(host_begin), end(host_end);
+  const std::size_t n = host_keys.size(), num_segments = host_begin.size();
+  //! [stage06 usage]
+  std::size_t temp_bytes = 0;  // 1. ask for the scratch size (no pointer is needed)
+  sortlab::stage06::sort_keys(nullptr, temp_bytes, keys_in.data(), keys_out.data(), n, num_segments,
+                              begin.data(), end.data());
+  DeviceBuffer<unsigned char> temp(temp_bytes);  // 2. allocate it
+  sortlab::stage06::sort_keys(temp.data(), temp_bytes, keys_in.data(), keys_out.data(), n,
+                              num_segments, begin.data(), end.data());  // 3. sort
+  //! [stage06 usage]
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(keys_out.download(), (std::vector<float>{1, 2, 3, 5, 7, 8, 9}));
+}
+
+// One scratch reused by many sorts of different layouts, never cleared by the caller: the
+// class counters and id lists the previous sort left must not leak into the next.
+TEST(Stage06SegmentedGpu, ReusedScratchIsNeverClearedByTheCaller) {
+  const std::uint64_t seed = test_seed();
+  const auto layouts = all_layouts(seed);
+  std::size_t most = 0;
+  for (const Layout& layout : layouts) {
+    std::size_t bytes = 0;
+    stage06::sort_pairs<std::uint32_t, std::uint32_t>(nullptr, bytes, nullptr, nullptr, nullptr,
+                                                      nullptr, layout.n, layout.begin.size(),
+                                                      nullptr, nullptr);
+    most = std::max(most, bytes);
+  }
+  DeviceBuffer<unsigned char> temp(std::max<std::size_t>(most, 1));
+  temp.fill_bytes(sortlab::kPoisonByte);
+  for (int round = 0; round < 2; ++round)
+    for (const Layout& layout : layouts) {
+      SCOPED_TRACE(layout.name + ": " + case_label(layout.n, "few", seed));
+      const std::size_t n = layout.n;
+      const auto keys =
+          sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kFewDistinct, n, seed);
+      const auto values = test_values<std::uint32_t>(n);
+      DeviceBuffer<std::uint32_t> keys_in(keys), keys_out(n), values_in(values), values_out(n);
+      DeviceBuffer<std::uint32_t> begin(layout.begin), end(layout.end);
+      keys_out.fill_bytes(sortlab::kPoisonByte);
+      values_out.fill_bytes(sortlab::kPoisonByte);
+      std::size_t bytes = temp.size();
+      stage06::sort_pairs(temp.data(), bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                          values_out.data(), n, layout.begin.size(), begin.data(), end.data());
+      SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<std::uint32_t> expected_keys(n, poison_value<std::uint32_t>());
+      std::vector<std::uint32_t> expected_values(n, poison_value<std::uint32_t>());
+      stage06::reference_segmented_sort(keys, &values, layout.begin, layout.end, {}, expected_keys,
+                                        &expected_values);
+      ASSERT_EQ(keys_out.download(), expected_keys);
+      ASSERT_EQ(values_out.download(), expected_values);
+    }
+}
+
+// The sort queues everything on its stream and nothing else: captured into a CUDA graph once,
+// the graph sorts whatever the input buffers hold each time it is replayed.
+TEST(Stage06SegmentedGpu, CudaGraphCaptureAndReplay) {
+  const std::uint64_t seed = test_seed();
+  const auto layouts = all_layouts(seed);
+  const sortlab::CudaStream stream;
+  for (const Layout& layout : layouts) {
+    if (layout.name.find("power-law") == std::string::npos &&
+        layout.name.find("gaps") == std::string::npos)
+      continue;  // two layouts with every class are enough
+    SCOPED_TRACE(layout.name + ": " + case_label(layout.n, "uniform", seed));
+    const std::size_t n = layout.n, num_segments = layout.begin.size();
+    DeviceBuffer<float> keys_in(n), keys_out(n);
+    DeviceBuffer<std::uint32_t> values_in(test_values<std::uint32_t>(n)), values_out(n);
+    DeviceBuffer<std::uint32_t> begin(layout.begin), end(layout.end);
+    std::size_t temp_bytes = 0;
+    stage06::sort_pairs(nullptr, temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                        values_out.data(), n, num_segments, begin.data(), end.data());
+    DeviceBuffer<unsigned char> temp(temp_bytes);
+    SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());  // the uploads ran on the legacy stream
+    const SortOptions options{0, sortlab::kAllBits, true};
+
+    cudaGraph_t graph = nullptr;
+    SORTLAB_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+    stage06::sort_pairs(temp.data(), temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                        values_out.data(), n, num_segments, begin.data(), end.data(), options,
+                        stream.get());
+    SORTLAB_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+    cudaGraphExec_t exec = nullptr;
+    SORTLAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+
+    const auto values = test_values<std::uint32_t>(n);
+    for (int replay = 0; replay < 3; ++replay) {
+      const auto keys = sortlab::generate_keys<float>(
+          replay == 1 ? sortlab::Distribution::kFewDistinct : sortlab::Distribution::kUniform, n,
+          seed + static_cast<std::uint64_t>(replay));
+      SORTLAB_CUDA_CHECK(cudaMemcpyAsync(keys_in.data(), keys.data(), n * sizeof(float),
+                                         cudaMemcpyHostToDevice, stream.get()));
+      keys_out.fill_bytes(sortlab::kPoisonByte, stream.get());
+      values_out.fill_bytes(sortlab::kPoisonByte, stream.get());
+      SORTLAB_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
+      stream.synchronize();
+      std::vector<float> expected_keys(n, poison_value<float>());
+      std::vector<std::uint32_t> expected_values(n, poison_value<std::uint32_t>());
+      stage06::reference_segmented_sort(keys, &values, layout.begin, layout.end, options,
+                                        expected_keys, &expected_values);
+      const auto got_keys = keys_out.download();
+      const auto got_values = values_out.download();
+      bool same = true;
+      for (std::size_t i = 0; i < n && same; ++i)
+        same = sortlab::KeyTraits<float>::raw_bits(got_keys[i]) ==
+                   sortlab::KeyTraits<float>::raw_bits(expected_keys[i]) &&
+               got_values[i] == expected_values[i];
+      EXPECT_TRUE(same) << "replay " << replay << " differs from the reference";
+    }
+    SORTLAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    SORTLAB_CUDA_CHECK(cudaGraphDestroy(graph));
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// A sort on a non-blocking stream while the legacy stream is held by a spinning kernel: it must
+// finish when only its own stream is waited for (no legacy-stream work, no device-wide wait).
+TEST(Stage06SegmentedGpu, SortsOnItsOwnStreamWhileTheLegacyStreamIsBusy) {
+  const std::uint64_t seed = test_seed();
+  Layout layout;
+  for (Layout& candidate : all_layouts(seed))
+    if (candidate.name.find("gaps") != std::string::npos) layout = candidate;
+  ASSERT_FALSE(layout.begin.empty()) << "SORTLAB_TEST_MAX_N removed the gaps layout";
+  const std::size_t n = layout.n, num_segments = layout.begin.size();
+  const auto keys = sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, n, seed);
+  // Everything that allocates (and so may synchronise the device) happens before the block.
+  const sortlab::CudaStream stream;
+  DeviceBuffer<std::uint32_t> keys_in(keys), keys_out(n), begin(layout.begin), end(layout.end);
+  std::size_t temp_bytes = 0;
+  stage06::sort_keys(nullptr, temp_bytes, keys_in.data(), keys_out.data(), n, num_segments,
+                     begin.data(), end.data(), {}, stream.get());
+  DeviceBuffer<unsigned char> temp(temp_bytes);
+  // One unblocked run first: loading the kernels lazily may synchronise the context.
+  stage06::sort_keys(temp.data(), temp_bytes, keys_in.data(), keys_out.data(), n, num_segments,
+                     begin.data(), end.data(), {}, stream.get());
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  keys_out.fill_bytes(sortlab::kPoisonByte);
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<std::uint32_t> sorted(n);
+  bool released_in_time = false, legacy_stream_was_held = false;
+  {
+    sortlab::testing::LegacyStreamBlocker blocker;
+    stage06::sort_keys(temp.data(), temp_bytes, keys_in.data(), keys_out.data(), n, num_segments,
+                       begin.data(), end.data(), {}, stream.get());
+    SORTLAB_CUDA_CHECK(cudaMemcpyAsync(sorted.data(), keys_out.data(), n * sizeof(std::uint32_t),
+                                       cudaMemcpyDeviceToHost, stream.get()));
+    stream.synchronize();
+    legacy_stream_was_held = blocker.still_blocking();
+    released_in_time = blocker.release();
+  }
+  EXPECT_TRUE(released_in_time && legacy_stream_was_held)
+      << "the sort waited on the legacy default stream or on the whole device";
+  std::vector<std::uint32_t> expected(n, poison_value<std::uint32_t>());
+  stage06::reference_segmented_sort<std::uint32_t>(keys, nullptr, layout.begin, layout.end, {},
+                                                   expected);
+  EXPECT_EQ(sorted, expected);
+}
+
+}  // namespace

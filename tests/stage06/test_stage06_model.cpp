@@ -1,0 +1,471 @@
+/// \file
+/// \brief Stage 06 CPU tests (no GPU needed): the size-class thresholds and the classification,
+/// the small class's bitonic network lane by lane, the block kernels' padding key, the large
+/// class's radix passes tile by tile, the reference segmented sort on begin/end offsets (gaps,
+/// empty and out-of-order segments), the whole model against the reference, the scratch size
+/// query, and the host-side argument checks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "chapters/06_segmented_sort/bitonic_network.hpp"
+#include "chapters/06_segmented_sort/segmented_model.hpp"
+#include "chapters/06_segmented_sort/segmented_sort.hpp"
+#include "chapters/06_segmented_sort/size_classes.hpp"
+#include "common/distributions.hpp"
+#include "common/errors.hpp"
+#include "common/reference.hpp"
+#include "tests/support/test_inputs.hpp"
+
+namespace {
+
+namespace stage06 = sortlab::stage06;
+using stage06::SizeClass;
+using Offsets = std::vector<std::uint32_t>;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// Raw bits of keys, so that comparisons see NaNs and -0.0 exactly.
+template <typename Key>
+std::vector<std::uint64_t> raw_bits(const std::vector<Key>& keys) {
+  std::vector<std::uint64_t> bits;
+  for (const Key& key : keys) bits.push_back(sortlab::KeyTraits<Key>::raw_bits(key));
+  return bits;
+}
+
+/// A few bit ranges and both directions.
+std::vector<sortlab::SortOptions> option_cases(int key_bits) {
+  return {{0, sortlab::kAllBits, false},
+          {0, sortlab::kAllBits, true},
+          {3, key_bits - 5, false},
+          {1, 9, true},
+          {0, 0, false},
+          {key_bits - 1, key_bits, true}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Size classes.
+
+TEST(Stage06SizeClasses, ThresholdsAtEveryBoundary) {
+  EXPECT_EQ(stage06::classify_size(0, 4), SizeClass::kNone);
+  EXPECT_EQ(stage06::classify_size(1, 4), SizeClass::kSmall);
+  EXPECT_EQ(stage06::classify_size(stage06::kSmallMaxItems, 4), SizeClass::kSmall);
+  EXPECT_EQ(stage06::classify_size(stage06::kSmallMaxItems + 1, 4), SizeClass::kMedium);
+  EXPECT_EQ(stage06::classify_size(4096, 4), SizeClass::kMedium);
+  EXPECT_EQ(stage06::classify_size(4097, 4), SizeClass::kLarge);
+  EXPECT_EQ(stage06::classify_size(2048, 8), SizeClass::kMedium);
+  EXPECT_EQ(stage06::classify_size(2049, 8), SizeClass::kLarge);
+  EXPECT_EQ(stage06::classify_size(1u << 30, 8), SizeClass::kLarge);
+  // The medium class ends at the block sort's tile, which is what its kernel sorts at once.
+  EXPECT_EQ(stage06::medium_max_items(4),
+            static_cast<std::uint32_t>(stage06::kBlockThreads * stage06::block_keys_per_thread(4)));
+  EXPECT_EQ(stage06::medium_max_items(8), 2048u);
+  EXPECT_STREQ(stage06::to_string(SizeClass::kSmall), "small");
+  EXPECT_STREQ(stage06::to_string(SizeClass::kMedium), "medium");
+  EXPECT_STREQ(stage06::to_string(SizeClass::kLarge), "large");
+  EXPECT_STREQ(stage06::to_string(SizeClass::kNone), "none");
+}
+
+TEST(Stage06SizeClasses, SegmentSizeOfEmptyReversedAndOutOfRangeSegments) {
+  EXPECT_EQ(stage06::segment_size(5, 9, 10), 4u);
+  EXPECT_EQ(stage06::segment_size(5, 5, 10), 0u);   // empty
+  EXPECT_EQ(stage06::segment_size(9, 5, 10), 0u);   // end before begin: empty (CUB's rule)
+  EXPECT_EQ(stage06::segment_size(5, 11, 10), 0u);  // past the input: ignored, never read
+  EXPECT_EQ(stage06::segment_size(0, 10, 10), 10u);
+  EXPECT_EQ(stage06::classify_segment(5, 11, 10, 4), SizeClass::kNone);
+  EXPECT_EQ(stage06::classify_segment(0, 4097, 5000, 4), SizeClass::kLarge);
+}
+
+TEST(Stage06Classification, EverySegmentWithWorkIsInExactlyOneList) {
+  std::mt19937_64 random(sortlab::testing::test_seed());
+  const std::size_t n = 200000;
+  Offsets begin, end;
+  for (int s = 0; s < 3000; ++s) {
+    const std::uint32_t b = static_cast<std::uint32_t>(random() % n);
+    const std::uint32_t size_choice = static_cast<std::uint32_t>(random() % 6);
+    const std::uint32_t sizes[] = {0, 1, 32, 33, 4096, 4097};
+    begin.push_back(b);
+    end.push_back(b + sizes[size_choice]);  // may run past n: then ignored
+  }
+  begin.push_back(7);  // reversed: empty
+  end.push_back(3);
+  const auto classes = stage06::model_classify(begin, end, n, 4);
+  ASSERT_EQ(classes.class_of.size(), begin.size());
+  std::vector<int> seen(begin.size(), 0);
+  for (int c = 0; c < stage06::kNumSizeClasses; ++c)
+    for (std::uint32_t s : classes.ids[c]) {
+      ++seen[s];
+      EXPECT_EQ(classes.class_of[s], static_cast<SizeClass>(c));
+    }
+  for (std::size_t s = 0; s < begin.size(); ++s) {
+    const SizeClass expected = stage06::classify_segment(begin[s], end[s], n, 4);
+    EXPECT_EQ(classes.class_of[s], expected) << "segment " << s;
+    EXPECT_EQ(seen[s], expected == SizeClass::kNone ? 0 : 1) << "segment " << s;
+  }
+  EXPECT_EQ(classes.class_of.back(), SizeClass::kNone);
+  EXPECT_THROW(stage06::model_classify({1, 2}, {3}, n, 4), sortlab::Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The small class's bitonic network.
+
+// In every step each lane and its partner (lane ^ j) make opposite choices, one keeps the
+// minimum and the other the maximum, so no entry is lost or duplicated.
+TEST(Stage06BitonicNetwork, PartnersAlwaysKeepOppositeEnds) {
+  int steps = 0;
+  for (unsigned phase = 2; phase <= stage06::kNetworkWidth; phase <<= 1)
+    for (unsigned step = phase >> 1; step > 0; step >>= 1) {
+      ++steps;
+      for (unsigned lane = 0; lane < stage06::kNetworkWidth; ++lane)
+        EXPECT_NE(stage06::bitonic_keeps_min(lane, phase, step),
+                  stage06::bitonic_keeps_min(lane ^ step, phase, step))
+            << "phase " << phase << " step " << step << " lane " << lane;
+    }
+  EXPECT_EQ(steps, stage06::kNetworkSteps);
+  // The last phase is one ascending run: lower lanes keep the minimum.
+  EXPECT_TRUE(stage06::bitonic_keeps_min(0, 32, 16));
+  EXPECT_FALSE(stage06::bitonic_keeps_min(16, 32, 16));
+}
+
+// By the 0-1 principle a comparator network sorts everything if it sorts every 0/1 input; 2^32
+// inputs are too many here, so all inputs with a 0/1 run structure of up to two boundaries and
+// many random ones are checked.
+TEST(Stage06BitonicNetwork, SortsZeroOneInputs) {
+  std::mt19937_64 random(sortlab::testing::test_seed());
+  auto check = [](std::uint32_t pattern) {
+    std::vector<std::uint32_t> keys(32);
+    for (int i = 0; i < 32; ++i) keys[i] = (pattern >> i) & 1u;
+    const auto order = stage06::model_bitonic_network(keys);
+    std::vector<std::uint32_t> sorted;
+    for (auto p : order) sorted.push_back(keys[p]);
+    std::vector<std::uint32_t> positions = order;  // every lane's entry exactly once
+    std::sort(positions.begin(), positions.end());
+    for (std::uint32_t i = 0; i < positions.size(); ++i)
+      if (positions[i] != i) return false;
+    return std::is_sorted(sorted.begin(), sorted.end());
+  };
+  for (int a = 0; a <= 32; ++a)
+    for (int b = a; b <= 32; ++b) {
+      std::uint32_t pattern = 0;
+      for (int i = a; i < b; ++i) pattern |= 1u << i;
+      ASSERT_TRUE(check(pattern)) << "pattern " << pattern;
+      ASSERT_TRUE(check(~pattern)) << "pattern " << ~pattern;
+    }
+  for (int i = 0; i < 20000; ++i) {
+    const auto pattern = static_cast<std::uint32_t>(random());
+    ASSERT_TRUE(check(pattern)) << "pattern " << pattern;
+  }
+}
+
+template <typename Key>
+void expect_network_is_stable_sort() {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (auto distribution : sortlab::all_distributions())
+    for (std::size_t size = 0; size <= 32; ++size)
+      for (const auto& options : option_cases(sortlab::KeyTraits<Key>::kNumBits)) {
+        const auto keys = sortlab::generate_keys<Key>(distribution, size, seed + size);
+        const auto expected =
+            stage06::reference_segment_order(keys, 0, static_cast<std::uint32_t>(size), options);
+        ASSERT_EQ(stage06::model_bitonic_network(keys, options), expected)
+            << sortlab::testing::case_label(size, sortlab::to_string(distribution), seed)
+            << " bits [" << options.begin_bit << ", " << options.end_bit << ") "
+            << (options.descending ? "descending" : "ascending");
+      }
+}
+
+TEST(Stage06BitonicNetwork, EqualsTheStableOrderU32) {
+  expect_network_is_stable_sort<std::uint32_t>();
+}
+TEST(Stage06BitonicNetwork, EqualsTheStableOrderI32) {
+  expect_network_is_stable_sort<std::int32_t>();
+}
+TEST(Stage06BitonicNetwork, EqualsTheStableOrderF32) {
+  expect_network_is_stable_sort<float>();
+}
+TEST(Stage06BitonicNetwork, EqualsTheStableOrderU64) {
+  expect_network_is_stable_sort<std::uint64_t>();
+}
+
+TEST(Stage06BitonicNetwork, RefusesMoreThanOneWarp) {
+  EXPECT_THROW(stage06::model_bitonic_network(std::vector<std::uint32_t>(33)), sortlab::Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The padding of the block kernels.
+
+template <typename Key>
+void expect_padding_sorts_last() {
+  const int key_bits = sortlab::KeyTraits<Key>::kNumBits;
+  const auto keys = sortlab::generate_keys<Key>(sortlab::Distribution::kFloatSpecials, 2000,
+                                                sortlab::testing::test_seed());
+  for (const auto& options : option_cases(key_bits)) {
+    const sortlab::SortOptions resolved = sortlab::resolve<Key>(options);
+    const int num_bits = resolved.end_bit - resolved.begin_bit;
+    const std::uint64_t all_ones =
+        num_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << num_bits) - 1;
+    const Key padding = stage06::model_padding_key<Key>(options.descending);
+    // Its sort bits are the largest there are, so no real key sorts after it, and a stable sort
+    // keeps it behind every real key equal to it.
+    EXPECT_EQ(sortlab::sort_bits(padding, options), all_ones)
+        << "bits [" << resolved.begin_bit << ", " << resolved.end_bit << ")";
+    for (const Key& key : keys)
+      ASSERT_LE(sortlab::sort_bits(key, options), sortlab::sort_bits(padding, options));
+  }
+}
+
+TEST(Stage06Padding, SortsLastInEveryDirectionAndBitRange) {
+  expect_padding_sorts_last<std::uint32_t>();
+  expect_padding_sorts_last<std::int32_t>();
+  expect_padding_sorts_last<float>();
+  expect_padding_sorts_last<std::uint64_t>();
+  // The keys themselves: the largest value ascending, the smallest descending (NaNs for floats).
+  EXPECT_EQ(stage06::model_padding_key<std::uint32_t>(false), 0xFFFFFFFFu);
+  EXPECT_EQ(stage06::model_padding_key<std::uint32_t>(true), 0u);
+  EXPECT_EQ(stage06::model_padding_key<std::int32_t>(false), std::numeric_limits<int>::max());
+  EXPECT_EQ(stage06::model_padding_key<std::int32_t>(true), std::numeric_limits<int>::min());
+  EXPECT_EQ(sortlab::KeyTraits<float>::raw_bits(stage06::model_padding_key<float>(false)),
+            0x7FFFFFFFu);
+  EXPECT_EQ(sortlab::KeyTraits<float>::raw_bits(stage06::model_padding_key<float>(true)),
+            0xFFFFFFFFu);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The large class's passes.
+
+// One pass sends every key to its stable rank by digit, whatever the tile size.
+TEST(Stage06LargePass, DestinationsAreTheStableRanksByDigit) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (std::size_t n : {1, 2, 7, 100, 4096, 4097, 10000})
+    for (std::size_t tile : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{4096}})
+      for (bool descending : {false, true}) {
+        const auto keys =
+            sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kFewDistinct, n, seed + n);
+        const auto destination = stage06::model_large_pass(keys, 4, 6, descending, tile);
+        std::vector<std::size_t> order(n);
+        for (std::size_t i = 0; i < n; ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+          return sortlab::radix_digit(keys[a], 4, 6, descending) <
+                 sortlab::radix_digit(keys[b], 4, 6, descending);
+        });
+        for (std::size_t p = 0; p < n; ++p)
+          ASSERT_EQ(destination[order[p]], p)
+              << "n=" << n << " tile=" << tile << " descending=" << descending << " seed=" << seed;
+      }
+}
+
+template <typename Key>
+void expect_large_segment_sorts() {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (auto distribution : sortlab::all_distributions())
+    for (std::size_t n : {0, 1, 33, 1000, 5000})
+      for (const auto& options : option_cases(sortlab::KeyTraits<Key>::kNumBits))
+        for (std::size_t tile : {std::size_t{13}, std::size_t{256}, std::size_t{2048}}) {
+          const auto keys = sortlab::generate_keys<Key>(distribution, n, seed + n);
+          const auto expected =
+              stage06::reference_segment_order(keys, 0, static_cast<std::uint32_t>(n), options);
+          ASSERT_EQ(stage06::model_large_segment(keys, options, tile), expected)
+              << sortlab::testing::case_label(n, sortlab::to_string(distribution), seed)
+              << " tile=" << tile << " bits [" << options.begin_bit << ", " << options.end_bit
+              << ") " << (options.descending ? "descending" : "ascending");
+        }
+}
+
+TEST(Stage06LargeSegment, PassesEqualTheStableOrderU32) {
+  expect_large_segment_sorts<std::uint32_t>();
+}
+TEST(Stage06LargeSegment, PassesEqualTheStableOrderF32) {
+  expect_large_segment_sorts<float>();
+}
+TEST(Stage06LargeSegment, PassesEqualTheStableOrderI32) {
+  expect_large_segment_sorts<std::int32_t>();
+}
+TEST(Stage06LargeSegment, PassesEqualTheStableOrderU64) {
+  expect_large_segment_sorts<std::uint64_t>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference and the whole model.
+
+// Twelve items, four segments listed out of order, one empty, one reversed (empty), one past
+// the input (ignored), and gaps: positions 0, 5 and 10-11 are in no segment and keep the 99s.
+TEST(Stage06Reference, GapsEmptyAndOutOfOrderSegmentsByHand) {
+  const std::vector<std::uint32_t> keys = {7, 3, 2, 3, 1, 8, 5, 4, 4, 0, 6, 9};
+  const std::vector<std::uint32_t> values = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  const Offsets begin = {6, 1, 3, 9, 8};
+  const Offsets end = {10, 5, 3, 2, 13};
+  std::vector<std::uint32_t> keys_out(12, 99), values_out(12, 99);
+  stage06::reference_segmented_sort(keys, &values, begin, end, {}, keys_out, &values_out);
+  EXPECT_EQ(keys_out, (std::vector<std::uint32_t>{99, 1, 2, 3, 3, 99, 0, 4, 4, 5, 99, 99}));
+  // Equal keys keep their input order: 3 (1) before 3 (3), 4 (7) before 4 (8).
+  EXPECT_EQ(values_out, (std::vector<std::uint32_t>{99, 4, 2, 1, 3, 99, 9, 7, 8, 6, 99, 99}));
+  std::vector<std::uint32_t> descending(12, 99);
+  stage06::reference_segmented_sort<std::uint32_t>(keys, nullptr, begin, end, {0, -1, true},
+                                                   descending);
+  EXPECT_EQ(descending, (std::vector<std::uint32_t>{99, 3, 3, 2, 1, 99, 5, 4, 4, 0, 99, 99}));
+}
+
+template <typename Key>
+void expect_model_equals_reference() {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  std::mt19937_64 random(seed);
+  const std::size_t n = 30000;
+  // Segments of every class with gaps between them, listed in random order; a few empty.
+  Offsets begin, end;
+  const std::uint32_t sizes[] = {0, 1, 2, 31, 32, 33, 100, 2048, 2049, 4096, 4097, 9000};
+  std::uint32_t at = 0;
+  for (std::uint32_t size : sizes) {
+    at += static_cast<std::uint32_t>(random() % 5);  // a gap
+    if (at + size > n) break;
+    begin.push_back(at);
+    end.push_back(at + size);
+    at += size;
+  }
+  std::vector<std::size_t> order(begin.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), random);
+  Offsets shuffled_begin, shuffled_end;
+  for (std::size_t i : order) {
+    shuffled_begin.push_back(begin[i]);
+    shuffled_end.push_back(end[i]);
+  }
+  for (auto distribution : sortlab::all_distributions())
+    for (const auto& options : option_cases(sortlab::KeyTraits<Key>::kNumBits)) {
+      const auto keys = sortlab::generate_keys<Key>(distribution, n, seed);
+      const Key poison = sortlab::KeyTraits<Key>::from_raw_bits(
+          static_cast<typename sortlab::KeyTraits<Key>::Bits>(0xA5A5A5A5A5A5A5A5ull));
+      std::vector<Key> expected(n, poison), modelled(n, poison);
+      stage06::reference_segmented_sort<Key>(keys, nullptr, shuffled_begin, shuffled_end, options,
+                                             expected);
+      const auto classes =
+          stage06::model_segmented_sort(keys, shuffled_begin, shuffled_end, options, modelled, 512);
+      ASSERT_EQ(raw_bits(modelled), raw_bits(expected))
+          << sortlab::testing::case_label(n, sortlab::to_string(distribution), seed);
+      std::size_t with_work = 0;
+      for (const auto& ids : classes.ids) with_work += ids.size();
+      EXPECT_EQ(with_work + 1, shuffled_begin.size());  // all but the empty one
+    }
+}
+
+TEST(Stage06Model, EqualsTheReferenceU32) {
+  expect_model_equals_reference<std::uint32_t>();
+}
+TEST(Stage06Model, EqualsTheReferenceF32) {
+  expect_model_equals_reference<float>();
+}
+TEST(Stage06Model, EqualsTheReferenceU64) {
+  expect_model_equals_reference<std::uint64_t>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host side of the sort: size queries and argument checks (no CUDA call is reached).
+
+TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{1} << 30})
+    for (std::size_t segments : {std::size_t{1}, std::size_t{77}, std::size_t{1} << 20}) {
+      std::size_t keys_bytes = 0, pairs_bytes = 0;
+      stage06::sort_keys<float>(nullptr, keys_bytes, nullptr, nullptr, n, segments, nullptr,
+                                nullptr);
+      stage06::sort_pairs<std::uint64_t, std::uint64_t>(
+          nullptr, pairs_bytes, nullptr, nullptr, nullptr, nullptr, n, segments, nullptr, nullptr);
+      EXPECT_EQ(keys_bytes, stage06::plan_scratch(n, segments, 4, 0).layout.total_bytes());
+      EXPECT_EQ(pairs_bytes, stage06::plan_scratch(n, segments, 8, 8).layout.total_bytes());
+      // The alternate keys (and values) cover every item; three id lists cover every segment.
+      EXPECT_GE(keys_bytes, n * 4 + 3 * segments * 4);
+      EXPECT_GE(pairs_bytes, n * 16 + 3 * segments * 4);
+      EXPECT_LT(keys_bytes, n * 4 + 3 * segments * 4 + 4 * sortlab::ScratchLayout::kAlignment);
+    }
+  // Nothing to sort: no scratch.
+  std::size_t bytes = 123;
+  stage06::sort_keys<std::uint32_t>(nullptr, bytes, nullptr, nullptr, 0, 5, nullptr, nullptr);
+  EXPECT_EQ(bytes, 0u);
+  bytes = 123;
+  stage06::sort_keys<std::uint32_t>(nullptr, bytes, nullptr, nullptr, 5, 0, nullptr, nullptr);
+  EXPECT_EQ(bytes, 0u);
+}
+
+/// A fake device address: the checks compare addresses and never dereference them.
+template <typename T>
+T* fake(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+/// Expects \p call to throw sortlab::Error whose message contains \p part.
+template <typename Call>
+void expect_error(Call call, const std::string& part) {
+  try {
+    call();
+    FAIL() << "no error; expected one mentioning '" << part << "'";
+  } catch (const sortlab::CudaError& error) {
+    FAIL() << "a CUDA call was reached before the check: " << error.what();
+  } catch (const sortlab::Error& error) {
+    EXPECT_TRUE(contains(error.what(), part)) << error.what();
+  }
+}
+
+TEST(Stage06Arguments, RejectedBeforeAnyCudaCall) {
+  const std::size_t n = 1000, segments = 10;
+  std::size_t need = 0;
+  stage06::sort_pairs<std::uint32_t, std::uint32_t>(nullptr, need, nullptr, nullptr, nullptr,
+                                                    nullptr, n, segments, nullptr, nullptr);
+  auto* keys_in = fake<const std::uint32_t>(0x1000000);
+  auto* keys_out = fake<std::uint32_t>(0x2000000);
+  auto* values_in = fake<const std::uint32_t>(0x3000000);
+  auto* values_out = fake<std::uint32_t>(0x4000000);
+  auto* begin = fake<const std::uint32_t>(0x5000000);
+  auto* end = fake<const std::uint32_t>(0x6000000);
+  void* temp = fake<void>(0x7000000);
+  auto run = [&](void* t, std::size_t bytes, const std::uint32_t* ki, std::uint32_t* ko,
+                 const std::uint32_t* vi, std::uint32_t* vo, std::size_t items,
+                 std::size_t num_segments, const std::uint32_t* b, const std::uint32_t* e,
+                 sortlab::SortOptions options = {}) {
+    return [=]() mutable {
+      stage06::sort_pairs(t, bytes, ki, ko, vi, vo, items, num_segments, b, e, options);
+    };
+  };
+  expect_error(run(temp, need, nullptr, keys_out, values_in, values_out, n, segments, begin, end),
+               "key pointers must not be null");
+  expect_error(run(temp, need, keys_in, keys_out, nullptr, values_out, n, segments, begin, end),
+               "value pointers must not be null");
+  expect_error(run(temp, need, keys_in, keys_out, values_in, values_out, n, segments, nullptr, end),
+               "begin_offsets and end_offsets must not be null");
+  expect_error(
+      run(temp, need, keys_in, keys_out, values_in, values_out, n, segments, begin, nullptr),
+      "must not be null");
+  expect_error(
+      run(temp, need - 1, keys_in, keys_out, values_in, values_out, n, segments, begin, end),
+      "temp_storage_bytes");
+  expect_error(run(temp, need, keys_in, keys_out, values_in, values_out, (std::size_t{1} << 30) + 1,
+                   segments, begin, end),
+               "exceeds this sort's maximum");
+  expect_error(run(nullptr, need, nullptr, nullptr, nullptr, nullptr, n, stage06::kMaxSegments + 1,
+                   nullptr, nullptr),
+               "num_segments");
+  expect_error(run(temp, need, keys_in, keys_out, values_in, values_out, n, segments, begin, end,
+                   {4, 40, false}),
+               "begin_bit");
+  // Overlaps: an output over the offsets, the offsets inside the scratch, in-place keys.
+  expect_error(run(temp, need, keys_in, fake<std::uint32_t>(0x5000000 + 8), values_in, values_out,
+                   n, segments, begin, end),
+               "begin_offsets");
+  expect_error(run(temp, need, keys_in, keys_out, values_in, values_out, n, segments,
+                   fake<const std::uint32_t>(0x7000000 + 64), end),
+               "temp_storage");
+  expect_error(run(temp, need, keys_in, const_cast<std::uint32_t*>(keys_in), values_in, values_out,
+                   n, segments, begin, end),
+               "in-place");
+  // A call with nothing to sort checks no pointer and launches nothing.
+  std::size_t zero = 0;
+  EXPECT_NO_THROW(stage06::sort_pairs(temp, zero, keys_in, keys_out, values_in, values_out, 0,
+                                      segments, begin, end));
+  EXPECT_NO_THROW(stage06::sort_pairs(temp, zero, keys_in, keys_out, values_in, values_out, n, 0,
+                                      nullptr, nullptr));
+}
+
+}  // namespace
