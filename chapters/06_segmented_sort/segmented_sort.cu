@@ -3,7 +3,7 @@
 /// counters, classify on the device, then one launch per size class with a grid sized from
 /// num_segments. Explicit instantiations for u32, i32, f32 and u64 keys with u32 and u64 values.
 ///
-/// Status: compiled for sm_90, NOT yet run on a GPU.
+/// Status: verified on the H100 (ctest -L stage06, compute-sanitizer); speed not measured yet.
 #include <algorithm>
 #include <string>
 #include <type_traits>

@@ -24,7 +24,7 @@
 /// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort.
 /// \snippet tests/stage06/test_stage06_gpu.cpp stage06 usage
 ///
-/// Status: compiled for sm_90, CPU tests pass, NOT yet run on a GPU.
+/// Status: correct on the H100 (ctest -L stage06, compute-sanitizer); speed not measured yet.
 #pragma once
 
 #include <cuda_runtime_api.h>
