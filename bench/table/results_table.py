@@ -492,13 +492,18 @@ LADDER_HEADERS = ("stage", "what changed", "median ms", "p10–p90 ms", "G keys/
 _LADDER_ALIGN = (False, False, True, True, True, True, True, True, True)
 
 
-def previous_stage(stage: str, present: Sequence[str] = ()) -> Optional[str]:
-    """The rung below stage whose speed-up we report: the highest-numbered stage of \p present
-    below it (stage 08 follows stage 05 while 06 and 07 are not built), or stageNN-1 when
-    \p present is empty. None for stage 01 and 00: stage 01 is the first rung of our own
-    (stage 00 is CUB, compared in its own column).
+# Stages that solve another problem than a full sort (segmented sort, top-k): never the rung a
+# full sort's speed-up is measured against.
+OFF_LADDER_STAGES = (6, 7)
 
-    >>> previous_stage("stage08", ["stage00", "stage01", "stage05", "stage08"])
+
+def previous_stage(stage: str, present: Sequence[str] = ()) -> Optional[str]:
+    r"""The rung below stage whose speed-up we report: the highest-numbered full-sort stage of
+    \p present below it (stage 08 follows stage 05: stages 06 and 07 are segmented sort and
+    top-k), or stageNN-1 when \p present is empty. None for stage 01 and 00: stage 01 is the
+    first rung of our own (stage 00 is CUB, compared in its own column).
+
+    >>> previous_stage("stage08", ["stage00", "stage01", "stage05", "stage06", "stage08"])
     'stage05'
     >>> previous_stage("stage03")
     'stage02'
@@ -507,7 +512,7 @@ def previous_stage(stage: str, present: Sequence[str] = ()) -> Optional[str]:
     if number < 2:
         return None
     below = [s for s in present if s.startswith("stage") and s[5:].isdigit()
-             and 1 <= int(s[5:]) < number]
+             and 1 <= int(s[5:]) < number and int(s[5:]) not in OFF_LADDER_STAGES]
     if present:
         return max(below, key=lambda s: int(s[5:])) if below else None
     return f"stage{number - 1:02d}"

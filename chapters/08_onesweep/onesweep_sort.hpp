@@ -93,7 +93,7 @@ constexpr int tile_items_for(std::size_t key_bytes) {
 }
 
 /// Onesweep blocks an SM should hold at once; __launch_bounds__ then caps the registers at
-/// 65536 / (2 * 256) = 128 per thread.
+/// 65536 / (2 * 384) = 85 per thread, which ptxas rounds down to 80 (its allocation unit).
 inline constexpr int kOnesweepBlocksPerSm = 2;
 
 /// Threads per block of the histogram kernel.

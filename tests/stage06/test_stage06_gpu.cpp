@@ -1,5 +1,5 @@
 /// \file
-/// \brief Stage 06 segmented sort on the GPU (written, compiled for sm_90, NOT yet run on a GPU):
+/// \brief Stage 06 segmented sort on the GPU (run on the H100):
 /// every segment mix of issue 17 (all sizes 0 or 1; equal sizes 8, 32, 128, 1000, 4096, 65536;
 /// uniform random sizes; power-law sizes with a few huge segments; empty segments between full
 /// ones; gaps between segments, listed out of order, one past the input; every class boundary)

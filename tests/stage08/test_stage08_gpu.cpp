@@ -1,6 +1,6 @@
 /// \file
-/// \brief Stage 08 device sort on the GPU (written, compiled for sm_90, not yet run on a GPU): the
-/// shared device sort suite for u32, i32, f32 and u64 keys (u32 and u64 values), the look-back
+/// \brief Stage 08 device sort on the GPU (run on the H100): the shared device sort suite for all
+/// 12 key types (u32 values; u64 and i64 values for some), the look-back
 /// under stress (one tile, one tile + 1 key, many tiles, every key the same digit, repeated runs
 /// reusing one scratch that the caller never clears), one pass against the CPU model, and the
 /// usage snippet.
