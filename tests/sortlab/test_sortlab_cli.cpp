@@ -280,7 +280,9 @@ TEST(SortlabRegistry, StagesAreNumberedInLadderOrder) {
   ASSERT_FALSE(registry.empty());
   EXPECT_EQ(registry.front().number, 0);
   for (std::size_t i = 0; i < registry.size(); ++i) {
-    if (i > 0) EXPECT_GT(registry[i].number, registry[i - 1].number) << "ladder order";
+    if (i > 0) {
+      EXPECT_GT(registry[i].number, registry[i - 1].number) << "ladder order";
+    }
     EXPECT_FALSE(registry[i].summary.empty());
     EXPECT_EQ(registry[i].folder.rfind("chapters/", 0), 0u);
     EXPECT_NE(registry[i].u32.sort, nullptr);
