@@ -14,9 +14,11 @@ OUT ?= $(BUILD)/device-logs
 CMAKE_FLAGS ?=
 
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
-DEB_PACKAGES := cmake ninja-build libgtest-dev libbenchmark-dev doxygen python3
+DEB_PACKAGES := cmake ninja-build libgtest-dev libbenchmark-dev libcli11-dev doxygen python3
+# Header-only packages a machine without package access can take along (make deps-bundle).
+BUNDLED_DEB_PACKAGES := libcli11-dev
 
-.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps device-check format clean lab figures
+.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps deps-bundle device-check format clean lab figures
 
 all: build
 
@@ -27,6 +29,15 @@ deps:
 	elif [ "$$(id -u)" = 0 ]; then echo "deps: installing$$missing"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || exit 1; \
 	else echo "deps: missing$$missing; run 'sudo make deps' or install them"; exit 1; fi
+
+# For a GPU machine without package access: downloads the header-only packages here (apt-get
+# download needs no root) and unpacks them under .deps/root, where CMake looks when the system has
+# none; copy .deps/ along with the tree (the device tool's `carry`).
+deps-bundle:
+	@mkdir -p .deps/debs .deps/root && cd .deps/debs && \
+	  for p in $(BUNDLED_DEB_PACKAGES); do ls $$p_*.deb >/dev/null 2>&1 || apt-get download $$p; done && \
+	  for d in *.deb; do python3 ../../.ci/unpack_deb.py "$$d" ../root; done && \
+	  echo "deps-bundle: unpacked $$(ls *.deb | tr '\n' ' ')into .deps/root"
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(GENERATOR) $(if $(CUDA_ARCH),-DSORTLAB_CUDA_ARCHITECTURES=$(CUDA_ARCH)) $(CMAKE_FLAGS)

@@ -28,6 +28,12 @@ step "device"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$logs/gpu.txt"
 
 step "configure + build"
+# CLI11 (the sortlab tool's parser) is header-only: a machine without it builds with the copy
+# `make deps-bundle` unpacked under .deps/root (carry .deps along).
+if [ ! -f /usr/include/CLI/CLI.hpp ] && [ ! -f .deps/root/usr/include/CLI/CLI.hpp ]; then
+  echo "!!! CLI11 missing: run 'make deps-bundle' on a machine with package access and bring .deps/ along"
+  exit 1
+fi
 cmake -S . -B "$build" -G Ninja -DSORTLAB_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" >"$logs/configure.log" 2>&1 \
   || { tail -30 "$logs/configure.log"; exit 1; }
 cmake --build "$build" -j 16 >"$logs/build.log" 2>&1 || { grep -E "error|FAILED" "$logs/build.log" | head -40; exit 1; }

@@ -1,8 +1,13 @@
 /// \file
 /// \brief Argument parsing and usage texts of the `sortlab` tool. Each subcommand's flags are one
-/// table (name, value, help, how to store it), so the parser and the help text cannot drift apart.
+/// table (name, value, help, how to store it), so the parser and the help text cannot drift apart;
+/// CLI11 reads the command line from that table, and each flag's own parser checks its value
+/// (counts such as 1e7, 2^24 and 1<<20 included) with the tool's own messages.
 #include "bench/sortlab/cli_args.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <functional>
@@ -223,43 +228,85 @@ const std::vector<Flag<TraceArgs>>& trace_flags() {
   return flags;
 }
 
-/// Applies `--flag value` / `--flag=value` / `--switch` arguments from \p args[first...] to
-/// \p parsed using \p flags; \p topic names the subcommand in messages.
+/// The message for a command-line mistake that CLI11 found, in the tool's own words (the tests
+/// pin them): an unknown option, a stray argument, a switch given a value, a flag without one.
+/// \param error what CLI11 threw
+/// \param args the command line, to name the offending argument
+/// \param topic the subcommand
 template <typename Args>
-void parse_flags(const std::vector<std::string>& args, std::size_t first,
-                 const std::vector<Flag<Args>>& flags, const std::string& topic, Args& parsed,
-                 bool& stage_given) {
+UsageError translate(const CLI::ParseError& error, const std::vector<std::string>& args,
+                     std::size_t first, const std::vector<Flag<Args>>& flags,
+                     const std::string& topic) {
+  const auto flag_named = [&](const std::string& name) -> const Flag<Args>* {
+    for (const auto& flag : flags)
+      if (flag.name == name) return &flag;
+    return nullptr;
+  };
+  // Walk the arguments the way CLI11 did to find the first one it could not place.
   for (std::size_t i = first; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const std::size_t equals = arg.find('=');
     const std::string name = arg.substr(0, equals);
-    const Flag<Args>* flag = nullptr;
-    for (const auto& candidate : flags)
-      if (candidate.name == name) flag = &candidate;
+    const Flag<Args>* flag = flag_named(name);
     if (flag == nullptr) {
       if (arg.rfind("--", 0) == 0)
-        throw UsageError("unknown option '" + name + "' for `sortlab " + topic + "`", topic);
-      throw UsageError(
+        return UsageError("unknown option '" + name + "' for `sortlab " + topic + "`", topic);
+      return UsageError(
           "unexpected argument '" + arg + "' for `sortlab " + topic + "` (options start with --)",
           topic);
     }
-    std::string value;
     if (flag->value_name.empty()) {
       if (equals != std::string::npos)
-        throw UsageError(name + " takes no value (got '" + arg + "')", topic);
-    } else if (equals != std::string::npos) {
-      value = arg.substr(equals + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
+        return UsageError(name + " takes no value (got '" + arg + "')", topic);
+    } else if (equals == std::string::npos) {
+      if (i + 1 >= args.size())
+        return UsageError(name + " needs a value: " + name + " " + flag->value_name, topic);
+      ++i;  // the value
+    }
+  }
+  return UsageError(std::string("bad command line: ") + error.what(), topic);
+}
+
+/// Applies `--flag value` / `--flag=value` / `--switch` arguments from \p args[first...] to
+/// \p parsed using \p flags; \p topic names the subcommand in messages. CLI11 tokenises the
+/// command line; each flag's own parser (counts, integers, names) checks and stores its value,
+/// in command-line order, so a later flag overrides an earlier one.
+template <typename Args>
+void parse_flags(const std::vector<std::string>& args, std::size_t first,
+                 const std::vector<Flag<Args>>& flags, const std::string& topic, Args& parsed,
+                 bool& stage_given) {
+  CLI::App app{"sortlab " + topic};
+  app.set_help_flag();  // --help was handled before parsing
+  app.allow_extras(false);
+  app.positionals_at_end(false);
+  for (const auto& flag : flags) {
+    const Flag<Args>* entry = &flag;
+    CLI::Option* option = nullptr;
+    if (flag.value_name.empty()) {
+      option = app.add_flag_callback(
+          flag.name, [entry, &parsed] { entry->apply(parsed, std::string()); }, flag.help);
+      option->disable_flag_override();
     } else {
-      throw UsageError(name + " needs a value: " + name + " " + flag->value_name, topic);
+      option = app.add_option_function<std::string>(
+          flag.name,
+          [entry, &parsed, &stage_given](const std::string& value) {
+            entry->apply(parsed, value);
+            if (entry->name == "--stage") stage_given = true;
+          },
+          flag.help);
+      option->type_name(flag.value_name)->allow_extra_args(false);
     }
-    try {
-      flag->apply(parsed, value);
-    } catch (const UsageError& error) {
-      throw UsageError(error.what(), topic);
-    }
-    if (name == "--stage") stage_given = true;
+    option->trigger_on_parse()->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
+  // CLI11 reads its arguments from the back of a reversed list.
+  std::vector<std::string> reversed(args.begin() + static_cast<std::ptrdiff_t>(first), args.end());
+  std::reverse(reversed.begin(), reversed.end());
+  try {
+    app.parse(reversed);
+  } catch (const UsageError& error) {
+    throw UsageError(error.what(), topic);
+  } catch (const CLI::ParseError& error) {
+    throw translate(error, args, first, flags, topic);
   }
   if (!stage_given)
     throw UsageError("`sortlab " + topic + "` needs --stage N (`sortlab stages` lists them)",
