@@ -1,0 +1,275 @@
+/// \file
+/// \brief Stage 07 CPU model: radix select pass by pass (each pass's digit histogram, the
+/// chosen digit, k narrowing), the gather that follows it, and the reference top-k (a partial
+/// sort with the same NaN and tie rules) that the model and the GPU tests compare against.
+///
+/// The model uses the kernels' own host-device rules (select_key.hpp, select_digits.hpp), so a
+/// CPU test of the model checks the very transform and narrowing the GPU runs. Plain C++: no
+/// CUDA compiler and no GPU needed.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "chapters/07_topk/select_digits.hpp"
+#include "chapters/07_topk/select_key.hpp"
+#include "chapters/07_topk/topk.hpp"
+#include "common/errors.hpp"
+
+namespace sortlab::stage07 {
+
+/// One pass of radix select, as the kernel computes it in shared memory.
+struct SelectPass {
+  int shift = 0;  ///< lowest bit of this pass's digit
+  /// How many candidates (values matching the prefix before this pass) have each digit.
+  std::array<std::uint64_t, kNumDigits> histogram{};
+  std::uint64_t candidates = 0;  ///< values matching the prefix before this pass
+  std::uint32_t digit = 0;       ///< the chosen digit: its bucket holds the k-th value
+  std::uint64_t above = 0;       ///< candidates in buckets above the chosen one (taken for sure)
+  std::uint64_t k_before = 0;    ///< rank of the k-th value among the candidates, before
+  std::uint64_t k_after = 0;     ///< its rank inside the chosen bucket: k_before - above
+};
+
+/// Radix select of one row: every pass, and what it found.
+template <typename T>
+struct SelectTrace {
+  using Bits = typename SelectKey<T>::Bits;  ///< select bits
+  std::vector<SelectPass> passes;            ///< the passes, top digit first
+  Bits kth_bits = 0;                         ///< select bits of the k-th best value
+  std::uint64_t beyond = 0;                  ///< values strictly better than the k-th value
+  std::uint64_t equal_taken = 0;             ///< values equal to it that the result takes
+};
+
+/// Radix select of \p row for the \p k-th best value (1 <= k <= row length), the way the kernel
+/// does it: per pass, count the digits of the candidates, walk the buckets from the top digit
+/// down until they hold k values, fix that digit, and narrow k to the rank inside its bucket.
+/// After the last pass the prefix is the k-th value's select bits, and k is how many values
+/// equal to it the result takes. Throws sortlab::Error unless 1 <= k <= row length.
+/// \param row the values of one row
+/// \param k rank of the value to find (1 = the best)
+/// \param largest true for the k largest, false for the k smallest
+template <typename T>
+SelectTrace<T> model_radix_select(const std::vector<T>& row, std::size_t k, bool largest) {
+  using Bits = typename SelectKey<T>::Bits;
+  require(k >= 1 && k <= row.size(), [&] {
+    return "model_radix_select: need 1 <= k <= row length, got k = " + std::to_string(k) +
+           " for a row of " + std::to_string(row.size());
+  });
+  SelectTrace<T> trace;
+  SelectPrefix<Bits> prefix;
+  std::uint64_t k_left = k;
+  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+    SelectPass step;
+    step.shift = digit_shift<T>(pass);
+    for (const T& value : row) {
+      const Bits bits = SelectKey<T>::bits(value, largest);
+      if (!prefix.matches(bits)) continue;
+      ++step.histogram[digit_at(bits, step.shift)];
+      ++step.candidates;
+    }
+    // The kernel does this walk as one block scan of the reversed histogram: thread t holds
+    // digit 255 - t, and the thread whose exclusive sum is below k and inclusive sum reaches k
+    // owns the digit.
+    step.k_before = k_left;
+    std::uint64_t above = 0;
+    for (int digit = kNumDigits - 1; digit >= 0; --digit) {
+      const std::uint64_t count = step.histogram[static_cast<std::size_t>(digit)];
+      if (above < k_left && above + count >= k_left) {
+        step.digit = static_cast<std::uint32_t>(digit);
+        break;
+      }
+      above += count;
+    }
+    step.above = above;
+    k_left -= above;
+    step.k_after = k_left;
+    prefix.fix(step.digit, step.shift);
+    trace.passes.push_back(step);
+  }
+  trace.kth_bits = prefix.desired;
+  trace.equal_taken = k_left;
+  trace.beyond = k - k_left;
+  return trace;
+}
+
+/// The model's top-k of one row, the way the kernel gathers it: select the k-th value, then in
+/// column order write every value strictly better than it to positions 0 .. beyond - 1 and the
+/// first `equal_taken` values equal to it after them (the kernel finds each position with a
+/// block-wide exclusive scan of the two flags). With \p sorted, a stable sort of that by select
+/// bits, best first, as stage 05's block sort does on the GPU: equal values stay in column
+/// order. For 1 <= k <= row length.
+/// \param row the values of one row
+/// \param k values to pick
+/// \param options largest or smallest, sorted or not
+/// \param values receives the k values
+/// \param indices receives their k columns
+template <typename T>
+void model_topk_row(const std::vector<T>& row, std::size_t k, const TopkOptions& options,
+                    std::vector<T>& values, std::vector<std::int64_t>& indices) {
+  using Bits = typename SelectKey<T>::Bits;
+  const SelectTrace<T> trace = model_radix_select(row, k, options.largest);
+  values.assign(k, T{});
+  indices.assign(k, -1);
+  std::uint64_t beyond_written = 0, equal_written = 0;
+  for (std::size_t column = 0; column < row.size(); ++column) {
+    const Bits bits = SelectKey<T>::bits(row[column], options.largest);
+    std::uint64_t at = k;  // k: not taken
+    if (bits > trace.kth_bits)
+      at = beyond_written++;
+    else if (bits == trace.kth_bits && equal_written < trace.equal_taken)
+      at = trace.beyond + equal_written++;
+    if (at < k) {
+      values[at] = row[column];
+      indices[at] = static_cast<std::int64_t>(column);
+    }
+  }
+  if (!options.sorted) return;
+  std::vector<std::size_t> order(k);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return SelectKey<T>::bits(values[a], options.largest) >
+           SelectKey<T>::bits(values[b], options.largest);
+  });
+  std::vector<T> sorted_values(k);
+  std::vector<std::int64_t> sorted_indices(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    sorted_values[j] = values[order[j]];
+    sorted_indices[j] = indices[order[j]];
+  }
+  values.swap(sorted_values);
+  indices.swap(sorted_indices);
+}
+
+/// Throws sortlab::Error unless \p input holds `num_rows * row_length` values and
+/// k <= row_length (the shape rules of topk()).
+/// \param caller function name for the message
+/// \param input_size values in the input
+/// \param num_rows rows
+/// \param row_length values per row
+/// \param k values per row to pick
+inline void require_topk_shape(const char* caller, std::size_t input_size, std::size_t num_rows,
+                               std::size_t row_length, std::size_t k) {
+  require(input_size == num_rows * row_length, [&] {
+    return std::string(caller) + ": input has " + std::to_string(input_size) +
+           " values but num_rows * row_length = " + std::to_string(num_rows * row_length);
+  });
+  require(k <= row_length, [&] {
+    return std::string(caller) + ": k = " + std::to_string(k) + " is larger than row_length = " +
+           std::to_string(row_length);
+  });
+}
+
+/// The model's top-k of every row (model_topk_row() row by row): `num_rows x k` values and
+/// columns, row-major. k = 0 or no rows give empty outputs.
+/// \param input num_rows x row_length values, row-major
+/// \param num_rows rows
+/// \param row_length values per row
+/// \param k values per row to pick
+/// \param options largest or smallest, sorted or not
+/// \param values receives num_rows x k values
+/// \param indices receives num_rows x k columns
+template <typename T>
+void model_topk(const std::vector<T>& input, std::size_t num_rows, std::size_t row_length,
+                std::size_t k, const TopkOptions& options, std::vector<T>& values,
+                std::vector<std::int64_t>& indices) {
+  require_topk_shape("model_topk", input.size(), num_rows, row_length, k);
+  values.clear();
+  indices.clear();
+  if (k == 0) return;
+  std::vector<T> row, row_values;
+  std::vector<std::int64_t> row_indices;
+  for (std::size_t r = 0; r < num_rows; ++r) {
+    const auto first = input.begin() + static_cast<std::ptrdiff_t>(r * row_length);
+    row.assign(first, first + static_cast<std::ptrdiff_t>(row_length));
+    model_topk_row(row, k, options, row_values, row_indices);
+    values.insert(values.end(), row_values.begin(), row_values.end());
+    indices.insert(indices.end(), row_indices.begin(), row_indices.end());
+  }
+}
+
+/// The reference top-k, independent of radix select: per row, a partial sort of the columns by
+/// (select bits descending, column ascending), a strict total order, so the k first are unique.
+/// Always sorted (best first, ties by column); compare an unsorted result with same_topk_set().
+/// k = 0 or no rows give empty outputs. Throws sortlab::Error on an inconsistent shape.
+/// \param input num_rows x row_length values, row-major
+/// \param num_rows rows
+/// \param row_length values per row
+/// \param k values per row to pick (0 to row_length)
+/// \param largest true for the k largest, false for the k smallest
+/// \param values receives num_rows x k values
+/// \param indices receives num_rows x k columns
+template <typename T>
+void reference_topk(const std::vector<T>& input, std::size_t num_rows, std::size_t row_length,
+                    std::size_t k, bool largest, std::vector<T>& values,
+                    std::vector<std::int64_t>& indices) {
+  require_topk_shape("reference_topk", input.size(), num_rows, row_length, k);
+  values.assign(num_rows * k, T{});
+  indices.assign(num_rows * k, -1);
+  std::vector<std::size_t> columns(row_length);
+  for (std::size_t r = 0; r < num_rows; ++r) {
+    const T* row = input.data() + r * row_length;
+    std::iota(columns.begin(), columns.end(), std::size_t{0});
+    std::partial_sort(columns.begin(), columns.begin() + static_cast<std::ptrdiff_t>(k),
+                      columns.end(), [row, largest](std::size_t a, std::size_t b) {
+                        const auto bits_a = SelectKey<T>::bits(row[a], largest);
+                        const auto bits_b = SelectKey<T>::bits(row[b], largest);
+                        return bits_a != bits_b ? bits_a > bits_b : a < b;
+                      });
+    for (std::size_t j = 0; j < k; ++j) {
+      values[r * k + j] = row[columns[j]];
+      indices[r * k + j] = static_cast<std::int64_t>(columns[j]);
+    }
+  }
+}
+
+/// Compares a top-k result with the reference's, row by row, as sets of (value bits, column)
+/// when \p sorted is false, as sequences when it is true. Values compare by their raw bits (the
+/// output must be the input value at that column, so -0.0 and a NaN's payload survive). Returns
+/// an empty string when they agree, else a message naming the first row and position that
+/// differ.
+/// \param expected_values reference values, num_rows x k
+/// \param expected_indices reference columns, num_rows x k
+/// \param got_values values to check
+/// \param got_indices columns to check
+/// \param num_rows rows
+/// \param k values per row
+/// \param sorted compare as sequences (true) or as sets (false)
+template <typename T>
+std::string compare_topk(const std::vector<T>& expected_values,
+                         const std::vector<std::int64_t>& expected_indices,
+                         const std::vector<T>& got_values,
+                         const std::vector<std::int64_t>& got_indices, std::size_t num_rows,
+                         std::size_t k, bool sorted) {
+  using Bits = typename SelectKey<T>::Bits;
+  if (got_values.size() != num_rows * k || got_indices.size() != num_rows * k)
+    return "output has " + std::to_string(got_values.size()) + " values and " +
+           std::to_string(got_indices.size()) + " indices, expected num_rows * k = " +
+           std::to_string(num_rows * k);
+  std::vector<std::pair<std::int64_t, Bits>> want(k), got(k);
+  for (std::size_t r = 0; r < num_rows; ++r) {
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t at = r * k + j;
+      want[j] = {expected_indices[at], KeyTraits<T>::raw_bits(expected_values[at])};
+      got[j] = {got_indices[at], KeyTraits<T>::raw_bits(got_values[at])};
+    }
+    if (!sorted) {  // as sets: the order of the unsorted output is not part of the contract
+      std::sort(want.begin(), want.end());
+      std::sort(got.begin(), got.end());
+    }
+    for (std::size_t j = 0; j < k; ++j)
+      if (want[j] != got[j])
+        return "row " + std::to_string(r) + ", " + (sorted ? "position " : "sorted pair ") +
+               std::to_string(j) + ": got (column " + std::to_string(got[j].first) + ", bits " +
+               std::to_string(static_cast<std::uint64_t>(got[j].second)) + "), expected (column " +
+               std::to_string(want[j].first) + ", bits " +
+               std::to_string(static_cast<std::uint64_t>(want[j].second)) + ")";
+  }
+  return {};
+}
+
+}  // namespace sortlab::stage07
