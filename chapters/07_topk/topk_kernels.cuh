@@ -48,6 +48,7 @@ using AnswerSort = stage05::BlockRadixSort<Bits, kBlockThreads, kSortKeysPerThre
 /// sort's storage shares its bytes.
 template <typename Bits>
 union TopkStorage {
+  /// The radix select's and the gather's state.
   struct Select {
     std::uint32_t counts[kNumDigits];         ///< this pass's digit histogram
     BlockScanStorage<kBlockThreads> scan;     ///< scratch of the block scans
