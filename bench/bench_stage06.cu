@@ -74,18 +74,17 @@ SortCall make_call(Impl impl, std::size_t segment_size) {
               temp, temp_bytes, kin, kout, static_cast<int>(n), count, begin, end, stream));
         else
           SORTLAB_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(
-              temp, temp_bytes, kin, kout, values_in, values_out, static_cast<int>(n), count,
-              begin, end, stream));
+              temp, temp_bytes, kin, kout, values_in, values_out, static_cast<int>(n), count, begin,
+              end, stream));
         break;
       case Impl::kCubSegmentedRadixSort:
         if (values_in == nullptr)
           SORTLAB_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeys(
-              temp, temp_bytes, kin, kout, static_cast<int>(n), count, begin, end, 0, 32,
-              stream));
+              temp, temp_bytes, kin, kout, static_cast<int>(n), count, begin, end, 0, 32, stream));
         else
           SORTLAB_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
-              temp, temp_bytes, kin, kout, values_in, values_out, static_cast<int>(n), count,
-              begin, end, 0, 32, stream));
+              temp, temp_bytes, kin, kout, values_in, values_out, static_cast<int>(n), count, begin,
+              end, 0, 32, stream));
         break;
     }
   };

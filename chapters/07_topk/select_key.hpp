@@ -34,11 +34,16 @@ struct SelectKey {
   /// The raw bits of +infinity (zero for integer types, which have no NaN): a floating value is
   /// a NaN exactly when its bits without the sign are above these.
   static constexpr Bits kInfinityBits = [] {
-    if constexpr (std::is_same_v<T, float>) return Bits{0x7f800000u};
-    else if constexpr (std::is_same_v<T, double>) return Bits{0x7ff0000000000000ull};
-    else if constexpr (std::is_same_v<T, __half>) return Bits{0x7c00u};
-    else if constexpr (std::is_same_v<T, __nv_bfloat16>) return Bits{0x7f80u};
-    else return Bits{0};
+    if constexpr (std::is_same_v<T, float>)
+      return Bits{0x7f800000u};
+    else if constexpr (std::is_same_v<T, double>)
+      return Bits{0x7ff0000000000000ull};
+    else if constexpr (std::is_same_v<T, __half>)
+      return Bits{0x7c00u};
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+      return Bits{0x7f80u};
+    else
+      return Bits{0};
   }();
 
   /// Whether \p value is a NaN (any sign, any payload); always false for integers. Works on the
@@ -46,8 +51,8 @@ struct SelectKey {
   /// \param value the value
   SORTLAB_HOST_DEVICE static bool is_nan(T value) {
     if constexpr (KeyTraits<T>::kIsFloating) {
-      const Bits magnitude =
-          static_cast<Bits>(KeyTraits<T>::raw_bits(value) & static_cast<Bits>(~KeyTraits<T>::kHighBit));
+      const Bits magnitude = static_cast<Bits>(KeyTraits<T>::raw_bits(value) &
+                                               static_cast<Bits>(~KeyTraits<T>::kHighBit));
       return magnitude > kInfinityBits;
     } else {
       (void)value;
@@ -60,7 +65,8 @@ struct SelectKey {
   /// \param value the value
   /// \param largest true for the k largest, false for the k smallest
   SORTLAB_HOST_DEVICE static Bits bits(T value, bool largest) {
-    const Bits ordered = is_nan(value) ? static_cast<Bits>(~Bits{0}) : KeyTraits<T>::to_ordered(value);
+    const Bits ordered =
+        is_nan(value) ? static_cast<Bits>(~Bits{0}) : KeyTraits<T>::to_ordered(value);
     return largest ? ordered : static_cast<Bits>(~ordered);
   }
 };

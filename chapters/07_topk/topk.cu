@@ -38,8 +38,8 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
            std::to_string(kMaxRows) + " (one block per row)";
   });
   require(k <= row_length, [&] {
-    return "topk: k = " + std::to_string(k) + " is larger than row_length = " +
-           std::to_string(row_length);
+    return "topk: k = " + std::to_string(k) +
+           " is larger than row_length = " + std::to_string(row_length);
   });
   require(!options.sorted || k <= kMaxSortedK, [&] {
     return "topk: sorted output supports k <= " + std::to_string(kMaxSortedK) +
@@ -73,9 +73,9 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
 }
 
 // One instantiation per supported value type, here and only here (compile time).
-#define SORTLAB_STAGE07_INSTANTIATE(T)                                                      \
-  template void topk<T>(void*, std::size_t&, const T*, std::size_t, std::size_t, std::size_t, \
-                        T*, std::int64_t*, const TopkOptions&, cudaStream_t);
+#define SORTLAB_STAGE07_INSTANTIATE(T)                                                            \
+  template void topk<T>(void*, std::size_t&, const T*, std::size_t, std::size_t, std::size_t, T*, \
+                        std::int64_t*, const TopkOptions&, cudaStream_t);
 SORTLAB_STAGE07_INSTANTIATE(float)
 SORTLAB_STAGE07_INSTANTIATE(std::uint32_t)
 SORTLAB_STAGE07_INSTANTIATE(std::int32_t)

@@ -41,8 +41,8 @@ inline constexpr int kSortRadixBits = 6;
 /// The block sort that orders the k answers: it sorts their select bits (not the values, whose
 /// order has the NaN and -0.0 rules of select_key.hpp) with each answer's slot as the value.
 template <typename Bits>
-using AnswerSort = stage05::BlockRadixSort<Bits, kBlockThreads, kSortKeysPerThread,
-                                           std::uint32_t, kSortRadixBits>;
+using AnswerSort =
+    stage05::BlockRadixSort<Bits, kBlockThreads, kSortKeysPerThread, std::uint32_t, kSortRadixBits>;
 
 /// Shared memory of the kernel. The select and gather state is dead once the sort starts, so the
 /// sort's storage shares its bytes.
@@ -50,12 +50,12 @@ template <typename Bits>
 union TopkStorage {
   /// The radix select's and the gather's state.
   struct Select {
-    std::uint32_t counts[kNumDigits];         ///< this pass's digit histogram
-    BlockScanStorage<kBlockThreads> scan;     ///< scratch of the block scans
-    Bits desired;                             ///< the prefix fixed so far (SelectPrefix)
-    Bits mask;                                ///< which bits are fixed
-    std::uint32_t k_left;                     ///< rank of the k-th value among the candidates
-  } select;
+    std::uint32_t counts[kNumDigits];           ///< this pass's digit histogram
+    BlockScanStorage<kBlockThreads> scan;       ///< scratch of the block scans
+    Bits desired;                               ///< the prefix fixed so far (SelectPrefix)
+    Bits mask;                                  ///< which bits are fixed
+    std::uint32_t k_left;                       ///< rank of the k-th value among the candidates
+  } select;                                     ///< used by the radix select and the gather
   typename AnswerSort<Bits>::TempStorage sort;  ///< while sorting the answers
 };
 
@@ -66,9 +66,9 @@ union TopkStorage {
 /// thread how many candidates have larger digits; the one thread whose bucket reaches the k-th
 /// candidate fixes its digit and narrows k.
 template <typename T>
-__device__ __forceinline__ void radix_select_row(const T* row, std::uint32_t row_length,
-                                                 std::uint32_t k, bool largest,
-                                                 typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage) {
+__device__ __forceinline__ void radix_select_row(
+    const T* row, std::uint32_t row_length, std::uint32_t k, bool largest,
+    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage) {
   using Bits = typename SelectKey<T>::Bits;
   if (threadIdx.x == 0) {
     storage.desired = 0;

@@ -159,8 +159,8 @@ inline void require_topk_shape(const char* caller, std::size_t input_size, std::
            " values but num_rows * row_length = " + std::to_string(num_rows * row_length);
   });
   require(k <= row_length, [&] {
-    return std::string(caller) + ": k = " + std::to_string(k) + " is larger than row_length = " +
-           std::to_string(row_length);
+    return std::string(caller) + ": k = " + std::to_string(k) +
+           " is larger than row_length = " + std::to_string(row_length);
   });
 }
 
@@ -248,8 +248,8 @@ std::string compare_topk(const std::vector<T>& expected_values,
   using Bits = typename SelectKey<T>::Bits;
   if (got_values.size() != num_rows * k || got_indices.size() != num_rows * k)
     return "output has " + std::to_string(got_values.size()) + " values and " +
-           std::to_string(got_indices.size()) + " indices, expected num_rows * k = " +
-           std::to_string(num_rows * k);
+           std::to_string(got_indices.size()) +
+           " indices, expected num_rows * k = " + std::to_string(num_rows * k);
   std::vector<std::pair<std::int64_t, Bits>> want(k), got(k);
   for (std::size_t r = 0; r < num_rows; ++r) {
     for (std::size_t j = 0; j < k; ++j) {

@@ -189,9 +189,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   using ExchangedValue = std::conditional_t<kHasValues, Value, unsigned char>;
   // Values wider than the keys go through shared memory in rounds, so that they never need more
   // of it than the keys (u32 keys with u64 values: two rounds of half a tile each).
-  constexpr int kValueRounds =
-      kHasValues && sizeof(ExchangedValue) > sizeof(Bits) ? sizeof(ExchangedValue) / sizeof(Bits)
-                                                          : 1;
+  constexpr int kValueRounds = kHasValues && sizeof(ExchangedValue) > sizeof(Bits)
+                                   ? sizeof(ExchangedValue) / sizeof(Bits)
+                                   : 1;
   static_assert(kK % kValueRounds == 0, "whole rows of the tile per value round");
   // The warps' digit counters and the exchange buffers are never live at once.
   __shared__ union Storage {
@@ -300,13 +300,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
         std::uint32_t predecessor = tile - 1;  // the nearest predecessor not added yet
         std::uint32_t window[kLookbackWindow];
         window[0] = word;  // read before the rank
-  #pragma unroll
+#pragma unroll
         for (int j = 1; j < kLookbackWindow; ++j)
-          window[j] = predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
+          window[j] =
+              predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
         while (true) {
           std::uint32_t added = 0;
           bool stop = false, found_prefix = false;
-  #pragma unroll
+#pragma unroll
           for (int j = 0; j < kLookbackWindow; ++j) {
             if (stop) continue;
             const TileFlag flag = status_flag(window[j]);
@@ -323,7 +324,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
           predecessor -= added;
           if constexpr (kLookbackBackoffNs > 0)
             if (added == 0) __nanosleep(kLookbackBackoffNs);
-  #pragma unroll
+#pragma unroll
           for (int j = 0; j < kLookbackWindow; ++j)
             window[j] =
                 predecessor >= static_cast<std::uint32_t>(j) ? read_status(predecessor - j) : 0u;
@@ -346,17 +347,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
 
     // ---- Rank, warp multi-split: in each step the lanes with equal digits find each other
     // (lanes_with_same_digit: one ballot per digit bit; a partial tile's past-the-end lanes, digit
-    // kDigits, also split on that ninth bit); the highest of them moves the warp's counter on by the group's size
-    // with one atomic and hands the old value to the group (a shuffle), and each lane's rank is
-    // that value plus the group's lanes below it. Steps run in key order, so the rank is stable.
+    // kDigits, also split on that ninth bit); the highest of them moves the warp's counter on by
+    // the group's size with one atomic and hands the old value to the group (a shuffle), and each
+    // lane's rank is that value plus the group's lanes below it. Steps run in key order, so the
+    // rank is stable.
     std::uint32_t ranks[kK];
     const std::uint32_t lanes_below = (1u << lane) - 1u;
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
       const std::uint32_t d = digit_at(i);
-      const std::uint32_t peers = kFullTile
-                                      ? lanes_with_same_digit<kRadixBits>(d)
-                                      : lanes_with_same_digit<kRadixBits + 1>(d);
+      const std::uint32_t peers = kFullTile ? lanes_with_same_digit<kRadixBits>(d)
+                                            : lanes_with_same_digit<kRadixBits + 1>(d);
       const std::uint32_t leader = 31u - __clz(peers);
       std::uint32_t first = 0;
       if (d < kDigits && lane == leader)
@@ -411,8 +412,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
       // no wider than the keys), to their ranks in shared memory, striped out to the keys'
       // destinations.
       if constexpr (!kEarlyValues) load_values();
-      // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
-      // j = r * kK / kValueRounds, ... of the striped store.
+        // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
+        // j = r * kK / kValueRounds, ... of the striped store.
 #pragma unroll
       for (int round = 0; round < kValueRounds; ++round) {
         constexpr std::uint32_t kRoundItems = kTileItems / kValueRounds;

@@ -7,9 +7,10 @@
 ///  2. a *scan kernel* turns each histogram into the global start of every digit;
 ///  3. per digit place, one *onesweep kernel*: every block takes the next tile from an atomic
 ///     tile counter (so tiles start in order), counts its digits, ranks it by the digit
-///     (warp-level multi-split, lanes matched by ballots), publishes its per-digit counts in status words (tile_status.hpp),
-///     finds the keys of each digit in the tiles before it by a *decoupled look-back* over its
-///     predecessors' words, and scatters the tile through shared memory to coalesced runs.
+///     (warp-level multi-split, lanes matched by ballots), publishes its per-digit counts in status
+///     words (tile_status.hpp), finds the keys of each digit in the tiles before it by a *decoupled
+///     look-back* over its predecessors' words, and scatters the tile through shared memory to
+///     coalesced runs.
 /// Each pass reads and writes the keys once; stage 05's upsweep / scan / downsweep reads them
 /// twice. Adinets and Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs"
 /// (2022), is the method; CUB's DeviceRadixSort (stage 00) is its production form.

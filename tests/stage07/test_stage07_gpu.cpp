@@ -41,7 +41,7 @@ struct Shape {
 /// The shapes every type runs: rows of length 1, a few short rows, rows around the 256-value
 /// chunk, many short rows, and long rows; those above SORTLAB_TEST_MAX_N are dropped.
 std::vector<Shape> all_shapes() {
-  const std::vector<Shape> shapes = {{1, 1},   {9, 1},    {3, 7},   {5, 255},  {4, 256},
+  const std::vector<Shape> shapes = {{1, 1},   {9, 1},    {3, 7},    {5, 255},  {4, 256},
                                      {3, 257}, {300, 33}, {4, 1000}, {2, 5000}, {1, 70000}};
   std::vector<Shape> kept;
   for (const Shape& shape : shapes)
@@ -102,8 +102,8 @@ void check_all_options(const std::vector<T>& input, const Shape& shape, std::siz
 
 template <typename T>
 class Stage07Gpu : public ::testing::Test {};
-using TopkTypes = ::testing::Types<float, std::uint32_t, std::int32_t, double, std::int64_t,
-                                   __half, __nv_bfloat16>;
+using TopkTypes = ::testing::Types<float, std::uint32_t, std::int32_t, double, std::int64_t, __half,
+                                   __nv_bfloat16>;
 // Named by index, not by type (f32 is 0), so the device check's sanitizer filter (*/0.*) selects
 // the f32 instance.
 TYPED_TEST_SUITE(Stage07Gpu, TopkTypes);
@@ -224,8 +224,7 @@ TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
   const std::uint64_t seed = test_seed();
   const sortlab::CudaStream stream;
   // 64 rows of 1000, fewer under a small SORTLAB_TEST_MAX_N (but always one).
-  const Shape shape{std::min<std::size_t>(64, std::max<std::size_t>(1, max_test_n() / 1000)),
-                    1000};
+  const Shape shape{std::min<std::size_t>(64, std::max<std::size_t>(1, max_test_n() / 1000)), 1000};
   const std::size_t k = 50, n = shape.rows * shape.row_length, answers = shape.rows * k;
   DeviceBuffer<float> values_in(n), values_out(answers);
   DeviceBuffer<std::int64_t> indices_out(answers);

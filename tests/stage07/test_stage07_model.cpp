@@ -76,9 +76,9 @@ TEST(Stage07SelectKey, EveryNanIsTheLargestAndEqualToEveryOtherNan) {
 }
 
 TEST(Stage07SelectKey, OrderIsTheSortOrderWithZerosEqual) {
-  const std::vector<float> ascending = {-std::numeric_limits<float>::infinity(), -1e30f, -1.0f,
-                                        -1e-45f, 0.0f, 1e-45f, 1.0f, 1e30f,
-                                        std::numeric_limits<float>::infinity()};
+  const std::vector<float> ascending = {
+      -std::numeric_limits<float>::infinity(), -1e30f, -1.0f, -1e-45f, 0.0f, 1e-45f, 1.0f, 1e30f,
+      std::numeric_limits<float>::infinity()};
   for (std::size_t i = 0; i + 1 < ascending.size(); ++i) {
     EXPECT_LT(SelectKey<float>::bits(ascending[i], true),
               SelectKey<float>::bits(ascending[i + 1], true));
@@ -183,8 +183,8 @@ void check_select_invariants(std::uint64_t seed) {
 
 template <typename T>
 class Stage07Typed : public ::testing::Test {};
-using TopkTypes = ::testing::Types<float, std::uint32_t, std::int32_t, double, std::int64_t,
-                                   __half, __nv_bfloat16>;
+using TopkTypes = ::testing::Types<float, std::uint32_t, std::int32_t, double, std::int64_t, __half,
+                                   __nv_bfloat16>;
 TYPED_TEST_SUITE(Stage07Typed, TopkTypes, sortlab::testing::KeyName);
 
 TYPED_TEST(Stage07Typed, RadixSelectInvariants) {
@@ -208,10 +208,10 @@ TYPED_TEST(Stage07Typed, ModelEqualsTheReference) {
           std::vector<std::int64_t> want_indices, got_indices;
           stage07::reference_topk(input, rows, length, k, largest, want_values, want_indices);
           for (bool sorted : {true, false}) {
-            SCOPED_TRACE(sortlab::testing::case_label(length, sortlab::to_string(distribution),
-                                                      seed) +
-                         " k=" + std::to_string(k) + (largest ? " largest" : " smallest") +
-                         (sorted ? " sorted" : " unsorted"));
+            SCOPED_TRACE(
+                sortlab::testing::case_label(length, sortlab::to_string(distribution), seed) +
+                " k=" + std::to_string(k) + (largest ? " largest" : " smallest") +
+                (sorted ? " sorted" : " unsorted"));
             stage07::model_topk(input, rows, length, k, TopkOptions{largest, sorted}, got_values,
                                 got_indices);
             const std::string difference = stage07::compare_topk(
@@ -239,8 +239,8 @@ TEST(Stage07Model, TiesAtTheKthValueTakeTheLowestColumns) {
   stage07::reference_topk(row, 1, row.size(), 5, true, want_values, want_indices);
   EXPECT_EQ(want_indices, indices);
   // All equal: the first k columns, in order.
-  stage07::model_topk_row(std::vector<std::int32_t>(100, 4), 10, TopkOptions{false, false},
-                          values, indices);
+  stage07::model_topk_row(std::vector<std::int32_t>(100, 4), 10, TopkOptions{false, false}, values,
+                          indices);
   for (std::size_t j = 0; j < 10; ++j) EXPECT_EQ(indices[j], static_cast<std::int64_t>(j));
 }
 
@@ -312,14 +312,12 @@ TEST(Stage07Arguments, RejectedBeforeAnyCudaCall) {
                "larger than row_length");
   expect_error(
       [&] {
-        stage07::topk<float>(nullptr, bytes, nullptr, 1, std::size_t{1} << 31, 1, nullptr,
-                             nullptr);
+        stage07::topk<float>(nullptr, bytes, nullptr, 1, std::size_t{1} << 31, 1, nullptr, nullptr);
       },
       "row_length");
   expect_error(
       [&] {
-        stage07::topk<float>(nullptr, bytes, nullptr, std::size_t{1} << 31, 4, 1, nullptr,
-                             nullptr);
+        stage07::topk<float>(nullptr, bytes, nullptr, std::size_t{1} << 31, 4, 1, nullptr, nullptr);
       },
       "num_rows");
   expect_error(
@@ -329,8 +327,8 @@ TEST(Stage07Arguments, RejectedBeforeAnyCudaCall) {
       },
       "sorted output supports k <=");
   std::size_t query = 0;  // unsorted output has no such limit
-  EXPECT_NO_THROW(stage07::topk<float>(nullptr, query, nullptr, 1, 5000,
-                                       stage07::kMaxSortedK + 1, nullptr, nullptr, unsorted));
+  EXPECT_NO_THROW(stage07::topk<float>(nullptr, query, nullptr, 1, 5000, stage07::kMaxSortedK + 1,
+                                       nullptr, nullptr, unsorted));
   expect_error([&] { stage07::topk<float>(scratch, bytes, nullptr, 2, 32, 4, output, indices); },
                "must not be null");
   expect_error([&] { stage07::topk<float>(scratch, bytes, input, 2, 32, 4, output, nullptr); },
