@@ -35,7 +35,7 @@ deps:
 # none; copy .deps/ along with the tree (the device tool's `carry`).
 deps-bundle:
 	@mkdir -p .deps/debs .deps/root && cd .deps/debs && \
-	  for p in $(BUNDLED_DEB_PACKAGES); do ls $$p_*.deb >/dev/null 2>&1 || apt-get download $$p; done && \
+	  for p in $(BUNDLED_DEB_PACKAGES); do ls $${p}_*.deb >/dev/null 2>&1 || apt-get download $$p; done && \
 	  for d in *.deb; do python3 ../../.ci/unpack_deb.py "$$d" ../root; done && \
 	  echo "deps-bundle: unpacked $$(ls *.deb | tr '\n' ' ')into .deps/root"
 
