@@ -11,6 +11,7 @@
 
 #include "chapters/08_onesweep/onesweep_model.hpp"
 #include "chapters/08_onesweep/onesweep_sort.hpp"
+#include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
 #include "common/reference.hpp"
 #include "common/verify.hpp"
@@ -119,6 +120,54 @@ TEST(Stage08Lookback, StressCasesReuseOneScratch) {
       if (::testing::Test::HasFailure()) return;
     }
   }
+}
+
+// The sort captured once in a CUDA graph and replayed on new keys: everything it needs zeroed
+// (histograms, tile counters, status words) it zeroes itself inside the graph, it allocates
+// nothing and never waits for the host, so every replay must be right on its own.
+TEST(Stage08Graph, CapturedOnceReplayedOnNewKeys) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t n =
+      sortlab::testing::capped({5 * stage08::tile_items_for(4) + 17, 1000}).front();
+  SCOPED_TRACE(sortlab::testing::case_label(n, "graph", seed));
+  const sortlab::CudaStream stream;
+  sortlab::DeviceBuffer<std::uint32_t> keys_in(n, stream.get()), keys_out(n, stream.get());
+  std::vector<std::uint32_t> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<std::uint32_t>(i);
+  sortlab::DeviceBuffer<std::uint32_t> values_in(values, stream.get()), values_out(n, stream.get());
+  std::size_t temp_bytes = 0;
+  stage08::sort_pairs(nullptr, temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                      values_out.data(), n);
+  sortlab::DeviceBuffer<unsigned char> temp(temp_bytes, stream.get());
+  temp.fill_bytes(sortlab::testing::kPoisonByte, stream.get());  // nothing zeroed by the caller
+  stream.synchronize();
+
+  cudaGraph_t graph = nullptr;
+  SORTLAB_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  stage08::sort_pairs(temp.data(), temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                      values_out.data(), n, {}, {}, stream.get());
+  SORTLAB_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+  cudaGraphExec_t exec = nullptr;
+  SORTLAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+
+  for (const auto distribution :
+       {sortlab::Distribution::kUniform, sortlab::Distribution::kFewDistinct,
+        sortlab::Distribution::kAllEqual}) {
+    SCOPED_TRACE(sortlab::to_string(distribution));
+    const auto keys = sortlab::generate_keys<std::uint32_t>(distribution, n, seed + n);
+    SORTLAB_CUDA_CHECK(cudaMemcpyAsync(keys_in.data(), keys.data(), n * sizeof(std::uint32_t),
+                                       cudaMemcpyHostToDevice, stream.get()));
+    keys_out.fill_bytes(sortlab::testing::kPoisonByte, stream.get());
+    values_out.fill_bytes(sortlab::testing::kPoisonByte, stream.get());
+    SORTLAB_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()));
+    stream.synchronize();
+    std::vector<std::uint32_t> expected_keys, expected_values;
+    sortlab::reference_sort_pairs(keys, values, expected_keys, expected_values);
+    EXPECT_EQ(keys_out.download(), expected_keys);
+    EXPECT_EQ(values_out.download(), expected_values) << "the sort must be stable";
+  }
+  SORTLAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  SORTLAB_CUDA_CHECK(cudaGraphDestroy(graph));
 }
 
 // Repeated keys-only sorts through the same scratch give the same, right, answer every time.
