@@ -339,10 +339,54 @@ struct Stage08 : NoTuning {
     dispatch_sort(&stage08::sort_keys<Key>, &stage08::sort_pairs<Key, std::uint32_t>, temp, bytes,
                   keys_in, keys_out, values_in, values_out, n, options, stage08::Config{});
   }
+  /// The status words each tile left ("P 3": inclusive prefix 3, "A 2": aggregate 2), one row
+  /// per digit, and, from the CPU model, every step of the look-back in the order taken.
+  static std::vector<std::string> lookback_notes(const std::vector<std::uint32_t>& final_status,
+                                                 std::size_t blocks, std::size_t digits,
+                                                 const std::string& steps) {
+    std::vector<std::string> notes;
+    notes.push_back(
+        "status words after the pass (P = inclusive prefix, A = aggregate: the "
+        "tile's own count; what a later tile's look-back reads):");
+    std::string header = "                 ";
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::string name = "block " + std::to_string(b);
+      header += std::string(name.size() < 8 ? 8 - name.size() : 1, ' ') + name;
+    }
+    notes.push_back(header);
+    for (std::size_t d = 0; d < digits; ++d) {
+      std::string row = "  digit " + std::to_string(d);
+      row += std::string(row.size() < 17 ? 17 - row.size() : 1, ' ');
+      for (std::size_t b = 0; b < blocks; ++b) {
+        const std::uint32_t word = final_status[b * digits + d];
+        const stage08::TileFlag flag = stage08::status_flag(word);
+        const std::string cell =
+            flag == stage08::TileFlag::kNotReady
+                ? "-"
+                : std::string(flag == stage08::TileFlag::kPrefix ? "P " : "A ") +
+                      std::to_string(stage08::status_count(word));
+        row += std::string(cell.size() < 8 ? 8 - cell.size() : 1, ' ') + cell;
+      }
+      notes.push_back(row);
+    }
+    if (!steps.empty()) {
+      notes.push_back(
+          "look-back, step by step (CPU model, tiles in order; the GPU's order varies "
+          "from run to run, what each tile finds does not):");
+      std::size_t start = 0;
+      while (start < steps.size()) {
+        const std::size_t end = steps.find('\n', start);
+        notes.push_back("  " + steps.substr(start, end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+    }
+    return notes;
+  }
   /// Tile b's keys in rank order form its local sort; (d, b) entries are stored digit-major.
   template <typename Key>
   static PassArrays<Key> tiled(const std::vector<Key>& keys, stage08::PassTrace<Key>&& trace,
-                               int first_bit, int num_bits) {
+                               int first_bit, int num_bits, const std::string& steps = "") {
     PassArrays<Key> pass;
     pass.first_bit = first_bit;
     pass.num_bits = num_bits;
@@ -364,10 +408,18 @@ struct Stage08 : NoTuning {
             trace.digit_starts[d] + trace.exclusive_prefixes[b * digits + d];
       }
     }
+    pass.notes = lookback_notes(trace.final_status, blocks, digits, steps);
     pass.digits = std::move(trace.digits);
     pass.destinations = std::move(trace.destinations);
     pass.keys_out = std::move(trace.keys_out);
     return pass;
+  }
+  /// The model's pass with its look-back steps described.
+  template <typename Key>
+  static PassArrays<Key> from_model(const std::vector<Key>& keys, stage08::PassModel<Key>&& model,
+                                    int first_bit, int num_bits) {
+    const std::string steps = stage08::describe_lookback(model.lookback, model.trace.tile_counts);
+    return tiled<Key>(keys, std::move(model.trace), first_bit, num_bits, steps);
   }
   template <typename Key>
   static PassArrays<Key> trace_gpu(const std::vector<Key>& keys, int first_bit, int num_bits,
@@ -378,17 +430,17 @@ struct Stage08 : NoTuning {
   template <typename Key>
   static PassArrays<Key> trace_model(const std::vector<Key>& keys, int first_bit, int num_bits,
                                      const Tuning&, bool descending) {
-    return tiled<Key>(keys, stage08::model_pass(keys, first_bit, num_bits, descending).trace,
-                      first_bit, num_bits);
+    return from_model<Key>(keys, stage08::model_pass(keys, first_bit, num_bits, descending),
+                           first_bit, num_bits);
   }
   static constexpr bool kHasTileTrace = true;
   template <typename Key>
   static PassArrays<Key> trace_model_tiled(const std::vector<Key>& keys, int first_bit,
                                            int num_bits, const Tuning&, bool descending,
                                            std::size_t tile) {
-    return tiled<Key>(
-        keys, stage08::model_pass(keys, first_bit, num_bits, descending, nullptr, tile).trace,
-        first_bit, num_bits);
+    return from_model<Key>(
+        keys, stage08::model_pass(keys, first_bit, num_bits, descending, nullptr, tile), first_bit,
+        num_bits);
   }
 };
 

@@ -41,6 +41,8 @@ struct PassArrays {
   std::vector<std::uint32_t> scanned_table;
   std::vector<std::uint32_t> destinations;  ///< where each input key went (input order)
   std::vector<Key> keys_out;                ///< the keys after the pass
+  /// Lines a stage prints after its tables (stage 08: the look-back's status words and steps).
+  std::vector<std::string> notes;
 };
 
 /// A stage's sort of \p n device keys (pairs when \p values_in is not null), in the CUB

@@ -154,6 +154,7 @@ void print_pass(std::ostream& out, const TraceLayout& layout, const std::vector<
                "scanned table (exclusive scan, row by row: where block b's digit-d keys start):",
                pass.scanned_table, pass.num_buckets, pass.num_blocks, pass.num_bits, binary);
   }
+  for (const std::string& line : pass.notes) out << "  " << line << '\n';
   print_row(out, layout, "destinations", numbers(pass.destinations));
   print_keys(out, layout, "keys after", pass.keys_out);
 }

@@ -678,6 +678,35 @@ TEST(SortlabTraceTile, EveryTileSortsAndCountsItsBlocks) {
   }
 }
 
+// Stage 08's trace shows the look-back: the status words each tile left and, from the CPU
+// model, every step in order; on the README's eleven keys (2-bit digits, tiles of 4) they are the
+// walk-through's numbers.
+TEST(SortlabTraceTile, Stage08ShowsTheLookBack) {
+  const CliResult result = cli(words({"trace", "--stage", "8", "--cpu", "--keys",
+                                      "1,3,0,1,2,1,1,0,3,3,2", "--bits", "2", "--tile", "4"}));
+  ASSERT_EQ(result.code, 0) << result.err;
+  for (const char* line :
+       {"tile 1 reads tile 0: prefix (1 2 0 1)", "tile 1 publishes prefix (2 4 1 1)",
+        "tile 2 publishes aggregate (0 0 1 2)", "tile 2 reads tile 1: prefix (2 4 1 1)"})
+    EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
+  // The status grid's row of one digit, after the grid's title.
+  const auto status_row = [&](const std::string& digit) {
+    const std::size_t grid = result.out.find("status words after the pass");
+    std::istringstream lines(result.out.substr(grid == std::string::npos ? 0 : grid));
+    for (std::string line; std::getline(lines, line);) {
+      const std::vector<std::string> cells = split_words(line);
+      if (cells.size() > 2 && cells[0] == "digit" && cells[1] == digit)
+        return std::vector<std::string>(cells.begin() + 2, cells.end());
+    }
+    return std::vector<std::string>{};
+  };
+  // Tile 1's inclusive prefix of digit 1 (2 + 2) and the last tile's aggregate of digit 3.
+  EXPECT_EQ(status_row("1"), words({"P", "2", "P", "4", "A", "0"})) << result.out;
+  EXPECT_EQ(status_row("3"), words({"P", "1", "P", "1", "A", "2"})) << result.out;
+  EXPECT_EQ(row(result.out, "keys after"),
+            words({"0", "0", "1", "1", "1", "1", "2", "2", "3", "3", "3"}));
+}
+
 TEST(SortlabTraceTile, BadTilesAreRefusedWithWhatToDo) {
   auto refused = [](const std::vector<std::string>& args, const std::string& message,
                     bool gpu = false) {
