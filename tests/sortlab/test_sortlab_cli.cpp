@@ -909,6 +909,23 @@ TEST(SortlabTrace, CpuFlagForcesTheModelAndCubHasNoTrace) {
 TEST(SortlabTrace, TheGpuPassPrintsWhatTheModelPrintsOnTheGpu) {
   if (!sortlab::gpu_available()) GTEST_SKIP() << "no GPU: " << sortlab::gpu_description();
   auto without_first_line = [](const std::string& text) { return text.substr(text.find('\n')); };
+  // Stage 08's CPU model also prints the look-back's steps in the order it took them; the GPU's
+  // order is not recorded (it varies from run to run), so that section is the model's alone.
+  auto without_model_steps = [](const std::string& text) {
+    std::istringstream lines(text);
+    std::string kept;
+    bool in_steps = false;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("  look-back, step by step", 0) == 0) {
+        in_steps = true;
+        continue;
+      }
+      if (in_steps && line.rfind("    tile ", 0) == 0) continue;
+      in_steps = false;
+      kept += line + "\n";
+    }
+    return kept;
+  };
   for (const auto& entry : sortlab::cli::stage_registry()) {
     if (!entry.has_trace()) continue;
     for (const char* n : {"1", "37", "300"}) {
@@ -922,7 +939,7 @@ TEST(SortlabTrace, TheGpuPassPrintsWhatTheModelPrintsOnTheGpu) {
         const CliResult cpu = cli(cpu_args, true);
         ASSERT_EQ(gpu.code, 0) << gpu.err;
         EXPECT_EQ(gpu.out.rfind("running on the GPU: ", 0), 0u);
-        EXPECT_EQ(without_first_line(gpu.out), without_first_line(cpu.out))
+        EXPECT_EQ(without_first_line(gpu.out), without_model_steps(without_first_line(cpu.out)))
             << entry.name << " n=" << n << " " << type;
       }
     }
