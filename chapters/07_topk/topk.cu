@@ -37,6 +37,12 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
     return "topk: num_rows = " + std::to_string(num_rows) + " exceeds the maximum of " +
            std::to_string(kMaxRows) + " (one block per row)";
   });
+  // Both limits are 2^31 - 1, so rows x length could reach 2^62: bounded here, the byte sizes
+  // of the arrays below cannot wrap.
+  require(num_rows == 0 || row_length <= (std::size_t{1} << 40) / num_rows, [&] {
+    return "topk: num_rows x row_length = " + std::to_string(num_rows) + " x " +
+           std::to_string(row_length) + " is more than 2^40 values";
+  });
   require(k <= row_length, [&] {
     return "topk: k = " + std::to_string(k) +
            " is larger than row_length = " + std::to_string(row_length);

@@ -3,13 +3,14 @@
 /// random inputs of every harness distribution, for all seven value types; all-equal rows, many
 /// ties at the k-th value, NaNs and infinities; k = 1, k = row length, rows of length 1, rows far
 /// longer than a block's 256-value chunk, many short rows; largest and smallest; sorted (as
-/// sequences) and unsorted (as sets of (value, column)); outputs and scratch poisoned before
+/// sequences) and unsorted (as sets of (value, column)); outputs poisoned before
 /// every run; a reused scratch; CUDA graph capture and replay. Every shape honours
 /// SORTLAB_TEST_MAX_N (rows x row_length values at most; bigger shapes are skipped).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -41,8 +42,9 @@ struct Shape {
 /// The shapes every type runs: rows of length 1, a few short rows, rows around the 256-value
 /// chunk, many short rows, and long rows; those above SORTLAB_TEST_MAX_N are dropped.
 std::vector<Shape> all_shapes() {
-  const std::vector<Shape> shapes = {{1, 1},   {9, 1},    {3, 7},    {5, 255},  {4, 256},
-                                     {3, 257}, {300, 33}, {4, 1000}, {2, 5000}, {1, 70000}};
+  const std::vector<Shape> shapes = {{1, 1},    {9, 1},    {3, 7},    {5, 255},
+                                     {4, 256},  {3, 257},  {300, 33}, {4, 1000},
+                                     {1, 2100}, {2, 5000}, {1, 70000}};
   std::vector<Shape> kept;
   for (const Shape& shape : shapes)
     if (shape.rows * shape.row_length <= max_test_n()) kept.push_back(shape);
@@ -159,6 +161,11 @@ TEST(Stage07GpuEdges, EmptyResultsWriteNothing) {
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::int64_t index : indices_out.download())
     EXPECT_EQ(static_cast<std::uint64_t>(index), 0xa5a5a5a5a5a5a5a5ull);
+  for (float value : values_out.download()) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    EXPECT_EQ(bits, 0xa5a5a5a5u);
+  }
 }
 
 // NaNs of both signs, infinities and signed zeros by hand, as in the CPU test.
