@@ -79,7 +79,8 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
 /// Preconditions the sort cannot check without reading device memory: segments do not overlap
 /// one another. A segment with end <= begin is empty; one with end > n is ignored (left
 /// unwritten) rather than read out of bounds.
-/// Supported Key: std::uint32_t, std::int32_t, float, std::uint64_t.
+/// Supported Key: std::uint32_t, std::int32_t, float, std::uint64_t, std::int64_t, double,
+/// __half, __nv_bfloat16.
 /// Throws sortlab::Error on bad arguments (null pointers, n or num_segments too large, a bad bit
 /// range, scratch too small, overlapping arrays).
 /// \param temp_storage device scratch, or nullptr to query its size

@@ -173,7 +173,8 @@ std::vector<Layout> all_layouts(std::uint64_t seed) {
 template <typename T>
 T poison_value() {
   T value;
-  std::memset(&value, sortlab::kPoisonByte, sizeof(T));
+  // Through void*: __half and __nv_bfloat16 are trivially copyable, but not trivial classes.
+  std::memset(static_cast<void*>(&value), sortlab::kPoisonByte, sizeof(T));
   return value;
 }
 
@@ -280,7 +281,8 @@ void expect_segmented_sort(const std::vector<Key>& keys, const Layout& layout,
 
 template <typename Key>
 class Stage06Segmented : public ::testing::Test {};
-using KeyTypes = ::testing::Types<std::uint32_t, std::int32_t, float, std::uint64_t>;
+using KeyTypes = ::testing::Types<std::uint32_t, std::int32_t, float, std::uint64_t, std::int64_t,
+                                  double, __half, __nv_bfloat16>;
 // Named by index (Stage06Segmented/0 is u32), as the device check's sanitizer filter expects.
 TYPED_TEST_SUITE(Stage06Segmented, KeyTypes);
 
