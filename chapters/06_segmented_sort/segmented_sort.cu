@@ -10,6 +10,7 @@
 
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
 #include "chapters/06_segmented_sort/segmented_sort_kernels.cuh"
+#include "common/device_properties.hpp"
 #include "common/errors.hpp"
 #include "common/memory_ranges.hpp"
 #include "common/scratch_layout.hpp"
@@ -23,14 +24,6 @@ namespace {
 /// stride over their class's list, so a smaller grid is still correct.
 constexpr unsigned kSmallBlocksPerSm = 8;
 constexpr unsigned kBlockKernelBlocksPerSm = 4;
-
-/// The SM count of the current device (a driver query, no synchronisation).
-unsigned multiprocessor_count() {
-  int device = 0, sms = 0;
-  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
-  SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return static_cast<unsigned>(std::max(sms, 1));
-}
 
 /// Grid of a class kernel: one block per \p per_block list entries of an upper bound of
 /// \p upper_bound entries, but at most \p most blocks (they stride over the list).

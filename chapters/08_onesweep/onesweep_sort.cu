@@ -13,6 +13,7 @@
 #include "chapters/08_onesweep/onesweep_sort.hpp"
 #include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
+#include "common/device_properties.hpp"
 #include "common/errors.hpp"
 #include "common/ping_pong_passes.hpp"
 #include "common/scratch_layout.hpp"
@@ -31,12 +32,9 @@ std::size_t tiles_for(std::size_t n) {
 /// that 2^20 keys already fill the GPU, but at most kHistogramBlocksPerSm per SM (each block ends
 /// with up to places x 256 global atomics). Asks the driver for the SM count (no synchronisation).
 unsigned histogram_blocks(std::size_t n) {
-  int device = 0, sms = 0;
-  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
-  SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::size_t per_block =
       static_cast<std::size_t>(kHistogramThreads) * kHistogramKeysPerThread;
-  const std::size_t most = static_cast<std::size_t>(std::max(sms, 1)) * kHistogramBlocksPerSm;
+  const std::size_t most = std::size_t{multiprocessor_count()} * kHistogramBlocksPerSm;
   return static_cast<unsigned>(std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, most));
 }
 
