@@ -330,7 +330,9 @@ TYPED_TEST(Stage06Segmented, DescendingAndBitRanges) {
                                           {0, 0, false},
                                           {bits - 1, bits, false},
                                           {3, bits - 2, true},
-                                          {5, 17, false}};
+                                          // Crosses the 8-bit digit boundary; for 16-bit keys
+                                          // it ends one bit short of the top.
+                                          {5, std::min(17, bits - 1), false}};
   for (const Layout& layout : all_layouts(seed))
     for (const SortOptions& options : cases) {
       SCOPED_TRACE(layout.name + ": " + case_label(layout.n, "uniform", seed) + " bits [" +
