@@ -3,7 +3,8 @@
 /// rejected call changes nothing), answer the size query, launch one block per row. Explicit
 /// instantiations for f32, u32, i32, f64, i64, f16 and bf16 values.
 ///
-/// Status: compiled for sm_90, CPU tests pass, NOT yet run on a GPU.
+/// Status: the single-block schedule is verified on an H100 (2026-11-23: all 45 stage07 ctest
+/// tests pass, compute-sanitizer memcheck and racecheck clean); no speed measured yet.
 #include <string>
 
 #include "chapters/07_topk/topk.hpp"

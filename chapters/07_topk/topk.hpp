@@ -25,7 +25,8 @@
 /// to gather the answers. Usage follows CUB's temp-storage convention:
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
-/// Status: compiled for sm_90, CPU tests pass, NOT yet run on a GPU.
+/// Status: the single-block schedule is verified on an H100 (2026-11-23: all 45 stage07 ctest
+/// tests pass, compute-sanitizer memcheck and racecheck clean); no speed measured yet.
 #pragma once
 
 #include <cuda_runtime_api.h>
