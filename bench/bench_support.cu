@@ -63,7 +63,8 @@ unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>((n + 255) / 256);
 }
 
-/// Device memory the rotating inputs may take now: the free memory less a reserve.
+}  // namespace
+
 std::size_t input_memory_budget() {
   std::size_t free_bytes = 0, total_bytes = 0;
   SORTLAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -71,7 +72,6 @@ std::size_t input_memory_budget() {
   return free_bytes > reserve ? free_bytes - reserve : 0;
 }
 
-/// The sampling options of a configuration.
 timing::SamplerOptions sampler_options(const BenchConfig& config) {
   timing::SamplerOptions options;
   options.mode = config.timing;
@@ -80,8 +80,6 @@ timing::SamplerOptions sampler_options(const BenchConfig& config) {
   return options;
 }
 
-/// The timing counters every row carries (milliseconds) and Google Benchmark's own time (the
-/// median, so its console table shows the figure the results page uses).
 void report_timing(benchmark::State& state, const timing::Measurement& measurement) {
   const timing::SampleSummary& summary = measurement.summary;
   state.SetIterationTime(summary.median * 1e-3);
@@ -93,6 +91,8 @@ void report_timing(benchmark::State& state, const timing::Measurement& measureme
   state.counters["noise"] = summary.relative_noise;
   state.counters["converged"] = measurement.stop == timing::StopReason::kConverged ? 1.0 : 0.0;
 }
+
+namespace {
 
 /// Rotating input sets of one sort benchmark: slot s holds keys (and values) at keys(s),
 /// values(s). The first set is allocated before the scratch query, the others after it, sized
@@ -268,6 +268,10 @@ void register_sort(const SortEntry& entry, const BenchConfig& config) {
       });
     }
   }
+}
+
+void register_timed(const std::string& name, const std::function<void(benchmark::State&)>& body) {
+  register_one(name, body);
 }
 
 void register_copy_bandwidth(const BenchConfig& config) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/bench_config.hpp"
+#include "bench/timing/sampler.hpp"
 
 namespace sortlab::bench {
 
@@ -109,6 +110,29 @@ void register_stage(const BenchConfig& config, const std::string& variant = "") 
     }
   }
 }
+
+/// Device memory rotating input sets may take now: the free memory less a reserve (at least
+/// 1 GiB or a tenth of the free memory) kept for scratch, the L2 flush buffer and the driver.
+std::size_t input_memory_budget();
+
+/// The sampling options of \p config: timing mode, L2 flush, stopping rule.
+/// \param config the parsed command line
+timing::SamplerOptions sampler_options(const BenchConfig& config);
+
+/// Writes the timing counters every row carries (median_ms, min_ms, p10_ms, p90_ms, samples,
+/// noise, converged) and sets Google Benchmark's own time to the median, so its console table
+/// shows the figure the results page uses.
+/// \param state the running benchmark
+/// \param measurement what the sampler measured
+void report_timing(benchmark::State& state, const timing::Measurement& measurement);
+
+/// Registers a benchmark whose \p body does its own sampling (timing::shared_sampler()) with the
+/// settings every sortlab benchmark shares: one Google Benchmark iteration, manual time in
+/// milliseconds, and a thrown error turned into this benchmark's error instead of the program's
+/// end. For programs whose calls are not sorts (stage 07's top-k).
+/// \param name the benchmark's name
+/// \param body measures and sets the counters
+void register_timed(const std::string& name, const std::function<void(benchmark::State&)>& body);
 
 /// Google Benchmark's main with sortlab's flags: parse, call \p register_all, run, shut down.
 /// \param argc argument count
