@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "chapters/08_onesweep/onesweep_sort.hpp"
+#include "chapters/08_onesweep/pass_roles.hpp"
 #include "chapters/08_onesweep/tile_status.hpp"
 #include "common/block_scan.cuh"
 #include "common/key_traits.hpp"
@@ -101,42 +102,85 @@ __global__ void __launch_bounds__(kHistogramThreads)
   }
 }
 
-/// Block p scans place p's histogram: \p digit_starts[p * kDigits + d] is the number of keys with
-/// a smaller digit in place p, where the pass over place p puts its first key of digit d.
+/// Block p scans place p's histograms. The sort's keys are counted per chunk (one histogram
+/// kernel launch per chunk of at most chunk_items_for() keys): chunk c's count of digit d in place
+/// p is at `chunk_histograms[(c * places + p) * kDigits + d]`. Every thread owns one digit d:
+///  1. its total over the chunks (64-bit: a sort may hold more than 2^32 keys);
+///  2. the block's exclusive scan of the totals: where digit d's keys start in the pass's output;
+///  3. per chunk, that start plus the digit's keys in the chunks before it, at the same index of
+///     \p chunk_digit_starts: where chunk c's first key of digit d goes.
+/// If one digit holds all \p n keys the pass would change nothing, and its bit of
+/// \p running_passes (zeroed by the host) stays clear: the pass is skipped (pass_roles.hpp).
 /// Launched with one block per place and kDigits threads.
-/// \param histograms places x kDigits counts
-/// \param digit_starts places x kDigits exclusive scans
+/// \param chunk_histograms chunks x places x kDigits counts
+/// \param num_chunks chunks of the sort (at least 1)
+/// \param num_places digit places (passes) of the sort
+/// \param n keys of the sort
+/// \param chunk_digit_starts chunks x places x kDigits output positions
+/// \param running_passes receives bit p for every pass p that must run (null: not recorded)
 __global__ void __launch_bounds__(kDigits)
-    scan_histograms_kernel(const std::uint32_t* histograms, std::uint32_t* digit_starts) {
-  __shared__ BlockScanStorage<kDigits> storage;
-  const std::size_t entry = static_cast<std::size_t>(blockIdx.x) * kDigits + threadIdx.x;
-  std::uint32_t total = 0;
-  digit_starts[entry] = block_exclusive_sum<kDigits>(histograms[entry], storage, total);
+    scan_histograms_kernel(const std::uint32_t* chunk_histograms, int num_chunks, int num_places,
+                           std::size_t n, std::uint64_t* chunk_digit_starts,
+                           std::uint32_t* running_passes) {
+  __shared__ std::uint64_t sums[kDigits];
+  const int place = blockIdx.x, digit = threadIdx.x;
+  const auto entry = [&](int chunk) {
+    return (static_cast<std::size_t>(chunk) * num_places + place) * kDigits + digit;
+  };
+  std::uint64_t total = 0;
+  for (int chunk = 0; chunk < num_chunks; ++chunk) total += chunk_histograms[entry(chunk)];
+
+  // A pass runs unless one digit holds every key.
+  const bool trivial = __syncthreads_or(total == n) != 0;
+  if (digit == 0 && !trivial && running_passes != nullptr) atomicOr(running_passes, 1u << place);
+
+  // Inclusive scan of the 256 totals (Hillis-Steele: 8 steps; once per sort, so simplicity wins).
+  sums[digit] = total;
+  __syncthreads();
+  for (int offset = 1; offset < kDigits; offset *= 2) {
+    const std::uint64_t add = digit >= offset ? sums[digit - offset] : 0;
+    __syncthreads();
+    sums[digit] += add;
+    __syncthreads();
+  }
+  std::uint64_t start = sums[digit] - total;  // exclusive
+  for (int chunk = 0; chunk < num_chunks; ++chunk) {
+    chunk_digit_starts[entry(chunk)] = start;
+    start += chunk_histograms[entry(chunk)];
+  }
 }
 
 // ---- One pass: the onesweep kernel
 // ---------------------------------------------------------------
 
-/// The arrays one pass reads and writes (values null for a keys-only sort).
+/// The arrays of a sort (values null for a keys-only sort); each pass picks its source and target
+/// among them (pass_roles.hpp).
 template <typename Key, typename Value>
 struct PassArrays {
-  const Key* keys_in;      ///< source keys
-  Key* keys_out;           ///< target keys
-  const Value* values_in;  ///< source values
-  Value* values_out;       ///< target values
+  const Key* keys_in;        ///< the caller's input keys
+  Key* keys_out;             ///< the caller's output keys
+  Key* keys_alternate;       ///< the scratch copy of the keys
+  const Value* values_in;    ///< the caller's input values
+  Value* values_out;         ///< the caller's output values
+  Value* values_alternate;   ///< the scratch copy of the values
 };
 
-/// Everything but the arrays that one pass needs.
+/// Everything but the arrays that one launch (one pass over one chunk) needs.
 struct PassParams {
+  int pass = 0;                                 ///< the digit place (its bit in the running mask)
   int first_bit = 0;                            ///< lowest bit of the digit
   int num_bits = kRadixBits;                    ///< digit width (the last place may be narrower)
   bool descending = false;                      ///< complemented digits
-  std::size_t n = 0;                            ///< number of keys
-  std::uint32_t num_tiles = 0;                  ///< tiles of the pass (= blocks)
-  const std::uint32_t* digit_starts = nullptr;  ///< this place's kDigits scanned counts
+  std::size_t chunk_first = 0;                  ///< the chunk's first key in the arrays
+  std::size_t n = 0;                            ///< keys of the chunk
+  std::uint32_t num_tiles = 0;                  ///< tiles of the chunk (= blocks)
+  /// Where the chunk's first key of each digit goes (kDigits entries, 64-bit).
+  const std::uint64_t* digit_starts = nullptr;
   /// num_tiles x kDigits status words (tile_status.hpp), zeroed before the kernel.
   std::uint32_t* tile_status = nullptr;
-  std::uint32_t* tile_counter = nullptr;  ///< this pass's tile counter, zeroed before the sort
+  std::uint32_t* tile_counter = nullptr;  ///< this launch's tile counter, zeroed before the sort
+  /// The scan kernel's running mask (pass_roles.hpp), or null: run, input to output (trace_pass).
+  const std::uint32_t* running_passes = nullptr;
 };
 
 /// Device arrays trace_pass fills (all null in a sort).
@@ -201,14 +245,54 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   } storage;
   __shared__ BlockScanStorage<kThreadsPerBlock> scan_storage;
   // Output position of the tile's first key of digit d, minus that key's tile rank: the key at
-  // tile rank p with digit d goes to global_offset[d] + p.
-  __shared__ std::uint32_t global_offset[kDigits];
+  // tile rank p with digit d goes to global_offset[d] + p (64-bit: a sort may pass 2^32 keys).
+  __shared__ std::uint64_t global_offset[kDigits];
   __shared__ std::uint32_t shared_tile;
 
   const std::uint32_t t = threadIdx.x, lane = t % 32, warp = t / 32;
   // Threads 0 .. kDigits - 1 each own one digit: they publish and look back for it.
   const std::uint32_t digit = t;
   const bool owns_digit = t < kDigits;
+
+  // ---- Role: a pass whose digit is the same for every key returns at once (the histograms
+  // showed it; pass_roles.hpp); when no pass runs, pass 0 copies the input to the output.
+  // Otherwise the role picks the arrays this pass reads and writes.
+  const PassRole role =
+      pass.running_passes == nullptr ? PassRole{} : pass_role(*pass.running_passes, pass.pass);
+  if (!role.runs) {
+    if (role.copies) {
+      const std::size_t first = pass.chunk_first + static_cast<std::size_t>(blockIdx.x) * kTileItems;
+      const std::size_t end = pass.chunk_first + pass.n < first + kTileItems
+                                  ? pass.chunk_first + pass.n
+                                  : first + kTileItems;
+      for (std::size_t i = first + t; i < end; i += kThreadsPerBlock) {
+        arrays.keys_out[i] = arrays.keys_in[i];
+        if constexpr (kHasValues) arrays.values_out[i] = arrays.values_in[i];
+      }
+    }
+    return;
+  }
+  const auto pick = [&](SortArray which, auto* input, auto* output, auto* alternate) {
+    return which == SortArray::kInput    ? input
+           : which == SortArray::kOutput ? output
+                                         : alternate;
+  };
+  // The source is offset to the chunk (tiles index it from 0); the targets take 64-bit output
+  // positions.
+  const Key* const source_keys =
+      pick(role.source, arrays.keys_in, const_cast<const Key*>(arrays.keys_out),
+           const_cast<const Key*>(arrays.keys_alternate)) +
+      pass.chunk_first;
+  Key* const target_keys =
+      role.target == SortArray::kOutput ? arrays.keys_out : arrays.keys_alternate;
+  [[maybe_unused]] const Value* source_values = nullptr;
+  [[maybe_unused]] Value* target_values = nullptr;
+  if constexpr (kHasValues) {
+    source_values = pick(role.source, arrays.values_in, const_cast<const Value*>(arrays.values_out),
+                         const_cast<const Value*>(arrays.values_alternate)) +
+                    pass.chunk_first;
+    target_values = role.target == SortArray::kOutput ? arrays.values_out : arrays.values_alternate;
+  }
 
   // ---- Take a tile: the next one in start order.
   if (t == 0) shared_tile = atomicAdd(pass.tile_counter, 1u);
@@ -232,7 +316,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
     Key keys[kK];
 #pragma unroll
     for (int i = 0; i < kK; ++i)
-      if (in_tile(position(i))) keys[i] = arrays.keys_in[tile_first + position(i)];
+      if (in_tile(position(i))) keys[i] = source_keys[tile_first + position(i)];
 
     // ---- Count: each warp counts its keys per digit (shared atomics), before any key is ranked,
     // so the tile can publish its counts early. Past-the-end positions get digit kDigits, which
@@ -336,7 +420,10 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
               .store(pack_status(TileFlag::kPrefix, exclusive + tile_count),
                      cuda::memory_order_relaxed);
       }
-      if (owns_digit) global_offset[digit] = pass.digit_starts[digit] + exclusive - digit_start;
+      // Modulo 2^64, exclusive - digit_start may wrap below zero; adding a tile rank p >= the
+      // digit's first rank brings every used position back to its true value.
+      if (owns_digit)
+        global_offset[digit] = pass.digit_starts[digit] + exclusive - std::uint64_t{digit_start};
       if (owns_digit && trace.tile_counts != nullptr) {
         trace.tile_counts[my_word] = tile_count;
         trace.exclusive_prefixes[my_word] = exclusive;
@@ -383,7 +470,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
       if constexpr (kHasValues) {
 #pragma unroll
         for (int i = 0; i < kK; ++i)
-          if (in_tile(position(i))) values[i] = arrays.values_in[tile_first + position(i)];
+          if (in_tile(position(i))) values[i] = source_values[tile_first + position(i)];
       }
     };
     if constexpr (kEarlyValues) load_values();
@@ -402,7 +489,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
       if (in_tile(p)) {
         const Key key = KeyTraits<Key>::from_raw_bits(storage.keys[p]);
         const std::uint32_t d = digit_of(key, pass.first_bit, pass.num_bits, pass.descending);
-        arrays.keys_out[global_offset[d] + p] = key;
+        target_keys[global_offset[d] + p] = key;
         if constexpr (kHasValues) packed_digits[j / 4] |= d << (8 * (j % 4));
       }
     }
@@ -429,7 +516,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
           const std::uint32_t p = t + j * kThreadsPerBlock;
           if (in_tile(p)) {
             const std::uint32_t d = (packed_digits[j / 4] >> (8 * (j % 4))) & 0xFFu;
-            arrays.values_out[global_offset[d] + p] = storage.values[p - first_rank];
+            target_values[global_offset[d] + p] = storage.values[p - first_rank];
           }
         }
       }

@@ -1,6 +1,8 @@
 /// \file
-/// \brief Stage 08 host launcher: zero the histograms and tile counters, one histogram kernel for
-/// every digit place, one scan kernel, then per place: zero the status words, one onesweep kernel.
+/// \brief Stage 08 host launcher: zero the histograms, tile counters and running mask; per chunk
+/// (just under 2^30 keys), one histogram kernel for every digit place; one scan kernel; then per
+/// place and chunk: zero the status words, one onesweep kernel (which returns at once if the scan
+/// found its place trivial).
 /// The trace of one pass, the bytes-moved model, and explicit instantiations for stage 05's 12 key
 /// types (8- to 64-bit integers, f16, bf16, f32, f64) with u32, u64 and i64 values.
 ///
@@ -21,7 +23,7 @@
 namespace sortlab::stage08 {
 namespace {
 
-/// Tiles of a pass over \p n keys of type Key.
+/// Tiles of a launch over \p n keys of type Key.
 template <typename Key>
 std::size_t tiles_for(std::size_t n) {
   const std::size_t tile = tile_items_for(sizeof(Key));
@@ -38,33 +40,48 @@ unsigned histogram_blocks(std::size_t n) {
   return static_cast<unsigned>(std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, most));
 }
 
-/// The scratch one sort needs, in one allocation. The histograms and the tile counters are
-/// adjacent so that one memset zeroes both.
+/// Keys per chunk of a sort of Key (Config::chunk_items, checked, or the default).
+template <typename Key>
+std::size_t chunk_items(const Config& config) {
+  const std::size_t largest = chunk_items_for(sizeof(Key));
+  if (config.chunk_items == 0) return largest;
+  const std::size_t tile = tile_items_for(sizeof(Key));
+  require(config.chunk_items % tile == 0 && config.chunk_items <= largest, [&] {
+    return "stage08: Config::chunk_items = " + std::to_string(config.chunk_items) +
+           " must be 0 or a multiple of the " + std::to_string(tile) + "-key tile up to " +
+           std::to_string(largest);
+  });
+  return config.chunk_items;
+}
+
+/// The scratch one sort needs, in one allocation. The histograms, the tile counters and the
+/// running mask are adjacent so that one memset zeroes them all.
 struct Scratch {
   std::size_t alternate_keys, alternate_values, counts_and_counters, digit_starts, tile_status;
   ScratchLayout layout;
 };
 
-/// Entries before the tile counters in the counts_and_counters array.
-constexpr std::size_t histogram_entries(int places) {
-  return static_cast<std::size_t>(places) * kDigits;
+/// Entries of the per-chunk histograms (and of their digit starts).
+constexpr std::size_t histogram_entries(std::size_t chunks, int places) {
+  return chunks * static_cast<std::size_t>(places) * kDigits;
 }
 
 template <typename Key, typename Value>
-Scratch plan_scratch(std::size_t n, bool with_values, int places) {
+Scratch plan_scratch(std::size_t n, bool with_values, int places, std::size_t chunk) {
+  const std::size_t chunks = n == 0 ? 1 : (n + chunk - 1) / chunk;
   Scratch scratch{};
   scratch.alternate_keys = scratch.layout.add<Key>(n);
   scratch.alternate_values = scratch.layout.add<Value>(with_values ? n : 0);
-  // places x kDigits counters, then one tile counter per pass.
-  scratch.counts_and_counters =
-      scratch.layout.add<std::uint32_t>(histogram_entries(places) + places);
-  scratch.digit_starts = scratch.layout.add<std::uint32_t>(histogram_entries(places));
-  // One pass's status words: every pass clears and reuses them.
-  scratch.tile_status = scratch.layout.add<std::uint32_t>(tiles_for<Key>(n) * kDigits);
+  // chunks x places x kDigits counters, one tile counter per (chunk, pass), the running mask.
+  scratch.counts_and_counters = scratch.layout.add<std::uint32_t>(
+      histogram_entries(chunks, places) + chunks * static_cast<std::size_t>(places) + 1);
+  scratch.digit_starts = scratch.layout.add<std::uint64_t>(histogram_entries(chunks, places));
+  // One launch's status words: every launch clears and reuses them.
+  scratch.tile_status = scratch.layout.add<std::uint32_t>(tiles_for<Key>(std::min(n, chunk)) * kDigits);
   return scratch;
 }
 
-/// Queues one pass: clear the status words, run the onesweep kernel.
+/// Queues one launch: clear the status words, run the onesweep kernel.
 template <typename Key, typename Value, bool kHasValues>
 void launch_pass(const PassArrays<Key, Value>& arrays, const PassParams& params,
                  const OnesweepTrace& trace, cudaStream_t stream) {
@@ -81,57 +98,71 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
           const Value* values_in, Value* values_out, std::size_t n, const SortOptions& options,
           const Config& config, cudaStream_t stream) {
   validate_config(config);
+  const std::size_t chunk = chunk_items<Key>(config);
   const SortArrays checked = validate_sort_arguments<Key, Value>(
       temp_storage, n, options, keys_in, keys_out, values_in, values_out, kMaxItems);
   const SortOptions resolved = resolve<Key>(options);
   const int num_bits = resolved.end_bit - resolved.begin_bit;
   const int places = num_passes(num_bits);
-  const Scratch scratch = plan_scratch<Key, Value>(n, kHasValues, places);
+  const Scratch scratch = plan_scratch<Key, Value>(n, kHasValues, places, chunk);
   if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
     return;
   if (n == 0) return;
 
   const auto& layout = scratch.layout;
-  const PingPongArrays<Key, Value> arrays = make_ping_pong_arrays(
+  const PingPongArrays<Key, Value> ping_pong = make_ping_pong_arrays(
       keys_in, keys_out, layout.get<Key>(temp_storage, scratch.alternate_keys),
       kHasValues ? values_in : nullptr, values_out,
       layout.get<Value>(temp_storage, scratch.alternate_values));
   if (num_bits == 0 || n == 1) {  // nothing to reorder: the output is the input
-    copy_input_to_output(arrays, n, stream);
+    copy_input_to_output(ping_pong, n, stream);
     return;
   }
+  const PassArrays<Key, Value> arrays{ping_pong.keys_in,   ping_pong.keys_out,
+                                      ping_pong.alternate_keys, ping_pong.values_in,
+                                      ping_pong.values_out, ping_pong.alternate_values};
 
-  // Histograms of every place from one read, and their scans. The counters start at zero on
-  // every call: the sort clears them itself, so a reused scratch needs nothing from the caller.
+  // Histograms of every place from one read per chunk, and their scans. The counters start at
+  // zero on every call: the sort clears them itself, so a reused scratch needs nothing from the
+  // caller.
+  const std::size_t chunks = (n + chunk - 1) / chunk;
   std::uint32_t* counts = layout.get<std::uint32_t>(temp_storage, scratch.counts_and_counters);
-  std::uint32_t* tile_counters = counts + histogram_entries(places);
-  std::uint32_t* digit_starts = layout.get<std::uint32_t>(temp_storage, scratch.digit_starts);
+  std::uint32_t* tile_counters = counts + histogram_entries(chunks, places);
+  std::uint32_t* running_passes = tile_counters + chunks * places;
+  std::uint64_t* digit_starts = layout.get<std::uint64_t>(temp_storage, scratch.digit_starts);
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(
-      counts, 0, (histogram_entries(places) + places) * sizeof(std::uint32_t), stream));
-  histogram_kernel<Key><<<histogram_blocks(n), kHistogramThreads, 0, stream>>>(
-      keys_in, n, SortBits{resolved.begin_bit, resolved.end_bit, resolved.descending}, counts);
-  SORTLAB_CHECK_LAUNCH();
-  scan_histograms_kernel<<<places, kDigits, 0, stream>>>(counts, digit_starts);
+      counts, 0, (histogram_entries(chunks, places) + chunks * places + 1) * sizeof(std::uint32_t),
+      stream));
+  const SortBits bits{resolved.begin_bit, resolved.end_bit, resolved.descending};
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t first = c * chunk, chunk_n = std::min(chunk, n - first);
+    histogram_kernel<Key><<<histogram_blocks(chunk_n), kHistogramThreads, 0, stream>>>(
+        keys_in + first, chunk_n, bits, counts + histogram_entries(c, places));
+    SORTLAB_CHECK_LAUNCH();
+  }
+  scan_histograms_kernel<<<places, kDigits, 0, stream>>>(counts, static_cast<int>(chunks), places,
+                                                         n, digit_starts, running_passes);
   SORTLAB_CHECK_LAUNCH();
 
-  // One onesweep kernel per place, ping-ponging so that the last pass writes keys_out.
+  // Every pass is queued, one launch per chunk; a pass the scan found trivial returns at once,
+  // and the ones that run ping-pong so that the last of them writes keys_out (pass_roles.hpp).
   PassParams params;
   params.descending = resolved.descending;
-  params.n = n;
-  params.num_tiles = static_cast<std::uint32_t>(tiles_for<Key>(n));
   params.tile_status = layout.get<std::uint32_t>(temp_storage, scratch.tile_status);
-  run_ping_pong_passes(places, arrays,
-                       [&](int pass, const Key* source_keys, Key* target_keys,
-                           const Value* source_values, Value* target_values) {
-                         params.first_bit = resolved.begin_bit + pass * kRadixBits;
-                         params.num_bits =
-                             std::min(kRadixBits, resolved.end_bit - params.first_bit);
-                         params.digit_starts = digit_starts + histogram_entries(pass);
-                         params.tile_counter = tile_counters + pass;
-                         launch_pass<Key, Value, kHasValues>(
-                             {source_keys, target_keys, source_values, target_values}, params,
-                             OnesweepTrace{}, stream);
-                       });
+  params.running_passes = running_passes;
+  for (int pass = 0; pass < places; ++pass) {
+    params.pass = pass;
+    params.first_bit = resolved.begin_bit + pass * kRadixBits;
+    params.num_bits = std::min(kRadixBits, resolved.end_bit - params.first_bit);
+    for (std::size_t c = 0; c < chunks; ++c) {
+      params.chunk_first = c * chunk;
+      params.n = std::min(chunk, n - params.chunk_first);
+      params.num_tiles = static_cast<std::uint32_t>(tiles_for<Key>(params.n));
+      params.digit_starts = digit_starts + (c * places + pass) * kDigits;
+      params.tile_counter = tile_counters + c * places + pass;
+      launch_pass<Key, Value, kHasValues>(arrays, params, OnesweepTrace{}, stream);
+    }
+  }
 }
 
 }  // namespace
@@ -170,8 +201,10 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   });
   num_bits = std::min(num_bits, KeyTraits<Key>::kNumBits - first_bit);
   const std::size_t n = keys.size();
-  require(n <= kMaxItems,
-          [&] { return "trace_pass: " + std::to_string(n) + " keys is more than 2^30"; });
+  require(n <= chunk_items_for(sizeof(Key)), [&] {
+    return "trace_pass: " + std::to_string(n) + " keys is more than one chunk (" +
+           std::to_string(chunk_items_for(sizeof(Key))) + ")";
+  });
   const std::size_t tiles = tiles_for<Key>(n);
   const std::size_t digits = std::size_t{1} << num_bits;
   PassTrace<Key> trace;
@@ -189,18 +222,20 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   const cudaStream_t s = stream.get();
   DeviceBuffer<Key> keys_in(keys, s), keys_out(n, s);
   DeviceBuffer<std::uint32_t> values_in(iota, s), values_out(n, s), digits_of(n, s), ranks(n, s);
-  DeviceBuffer<std::uint32_t> counts(kDigits + 1, s), starts(kDigits, s);
+  DeviceBuffer<std::uint32_t> counts(kDigits + 1, s);
+  DeviceBuffer<std::uint64_t> starts(kDigits, s);
   DeviceBuffer<std::uint32_t> status(tiles * kDigits, s), tile_counts(tiles * kDigits, s),
       prefixes(tiles * kDigits, s);
-  for (auto* buffer : {&values_out, &digits_of, &ranks, &starts, &tile_counts, &prefixes})
-    buffer->poison();
+  for (auto* buffer : {&values_out, &digits_of, &ranks, &tile_counts, &prefixes}) buffer->poison();
+  starts.poison();
   keys_out.poison();
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), s));
 
   histogram_kernel<Key><<<histogram_blocks(n), kHistogramThreads, 0, s>>>(
       keys_in.data(), n, SortBits{first_bit, first_bit + num_bits, descending}, counts.data());
   SORTLAB_CHECK_LAUNCH();
-  scan_histograms_kernel<<<1, kDigits, 0, s>>>(counts.data(), starts.data());
+  // One chunk, one place; the pass runs even if its digit is the same for every key (no mask).
+  scan_histograms_kernel<<<1, kDigits, 0, s>>>(counts.data(), 1, 1, n, starts.data(), nullptr);
   SORTLAB_CHECK_LAUNCH();
   PassParams params;
   params.first_bit = first_bit;
@@ -212,7 +247,8 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   params.tile_status = status.data();
   params.tile_counter = counts.data() + kDigits;
   launch_pass<Key, std::uint32_t, true>(
-      {keys_in.data(), keys_out.data(), values_in.data(), values_out.data()}, params,
+      {keys_in.data(), keys_out.data(), nullptr, values_in.data(), values_out.data(), nullptr},
+      params,
       OnesweepTrace{digits_of.data(), ranks.data(), tile_counts.data(), prefixes.data()}, s);
   stream.synchronize();
 
@@ -225,7 +261,10 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
     return kept;
   };
   trace.histogram = first_digits(counts.download());  // the tile counter's word is dropped too
-  trace.digit_starts = first_digits(starts.download());
+  std::vector<std::uint32_t> starts32;  // below 2^30 in a one-chunk trace
+  const std::vector<std::uint64_t> starts64 = starts.download();
+  for (const std::uint64_t start : starts64) starts32.push_back(static_cast<std::uint32_t>(start));
+  trace.digit_starts = first_digits(starts32);
   trace.tile_counts = first_digits(tile_counts.download());
   trace.exclusive_prefixes = first_digits(prefixes.download());
   trace.final_status = first_digits(status.download());

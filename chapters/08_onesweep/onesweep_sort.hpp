@@ -4,7 +4,8 @@
 /// One sort:
 ///  1. a *histogram kernel* reads the keys once and counts the digits of **every** digit place
 ///     (4 histograms of 256 counters for 32-bit keys and 8-bit digits);
-///  2. a *scan kernel* turns each histogram into the global start of every digit;
+///  2. a *scan kernel* turns each histogram into the global start of every digit, and marks the
+///     passes whose digit is the same for every key: those are skipped (pass_roles.hpp);
 ///  3. per digit place, one *onesweep kernel*: every block takes the next tile from an atomic
 ///     tile counter (so tiles start in order), counts its digits, ranks it by the digit
 ///     (warp-level multi-split, lanes matched by ballots), publishes its per-digit counts in status
@@ -108,10 +109,22 @@ inline constexpr int kHistogramKeysPerThread = 8;
 /// Most histogram blocks per SM (more would only add global atomics at the end).
 inline constexpr int kHistogramBlocksPerSm = 4;
 
-/// Most keys one sort accepts: 2^30, the shared 32-bit offset limit. The status words hold
-/// counts of 30 bits (tile_status.hpp), which is enough: the last tile, whose inclusive prefix
-/// could reach 2^30, never publishes it (no tile reads it).
-inline constexpr std::size_t kMaxItems = kMaxSortItems;
+/// Most keys one onesweep launch handles: the whole tiles of up to 2^30 keys. Inside a launch
+/// every count is 32-bit and the status words hold 30-bit counts (tile_status.hpp), which is
+/// enough: the last tile, whose inclusive prefix could reach 2^30, never publishes it. A larger
+/// sort runs each pass as several launches over consecutive *chunks* of this many keys, each
+/// with its own histograms, tile counter and status words; the scan kernel gives every chunk
+/// 64-bit digit starts that count the keys of the chunks before it, so the output positions are
+/// 64-bit while everything inside a launch stays 32-bit.
+/// \param key_bytes sizeof(Key)
+constexpr std::size_t chunk_items_for(std::size_t key_bytes) {
+  return kMaxSortItems / static_cast<std::size_t>(tile_items_for(key_bytes)) *
+         static_cast<std::size_t>(tile_items_for(key_bytes));
+}
+
+/// Most keys one sort accepts: 2^36 (64-bit offsets, up to 64 chunks per pass). Beyond
+/// stages 01-05's 2^30; more than fits an 80 GB GPU for any key type.
+inline constexpr std::size_t kMaxItems = std::size_t{1} << 36;
 
 /// Number of passes (digit places) of a sort of \p num_bits bits: ceil(num_bits / r).
 /// \param num_bits bits sorted (end_bit - begin_bit)
@@ -124,6 +137,10 @@ constexpr int num_passes(int num_bits, int radix_bits = kRadixBits) {
 struct Config {
   /// Digit width r of a pass: 8 (the only width compiled so far; see kSupportedRadixBits).
   int radix_bits = kRadixBits;
+  /// Keys per chunk (one launch per pass and chunk): 0 for chunk_items_for(sizeof(Key)), just
+  /// under 2^30; otherwise a positive multiple of the tile, at most that. Small values exist so
+  /// that tests run the multi-chunk path (64-bit offsets) on a few thousand keys.
+  std::size_t chunk_items = 0;
 };
 
 /// Throws sortlab::Error unless \p config.radix_bits is one of kSupportedRadixBits.
@@ -150,7 +167,7 @@ inline void validate_config(const Config& config) {
 /// \param temp_storage_bytes size of the scratch (set by the query)
 /// \param keys_in device input keys (not modified)
 /// \param keys_out device output keys (must not overlap keys_in or the scratch)
-/// \param n number of keys, 0 to 2^30
+/// \param n number of keys, 0 to kMaxItems (2^36)
 /// \param options bit range and direction
 /// \param config digit width (see Config)
 /// \param stream CUDA stream the work is queued on
@@ -167,7 +184,7 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
 /// \param keys_out device output keys
 /// \param values_in device input values
 /// \param values_out device output values
-/// \param n number of pairs, 0 to 2^30
+/// \param n number of pairs, 0 to kMaxItems (2^36)
 /// \param options bit range and direction
 /// \param config digit width (see Config)
 /// \param stream CUDA stream

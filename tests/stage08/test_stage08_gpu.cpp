@@ -15,6 +15,7 @@
 #include "common/device_buffer.hpp"
 #include "common/reference.hpp"
 #include "common/verify.hpp"
+#include "tests/stage08/stage08_sorter.hpp"
 #include "tests/support/device_sort_suite.hpp"
 #include "tests/support/first_mismatch.hpp"
 #include "tests/support/key_types.hpp"
@@ -24,28 +25,8 @@ namespace {
 
 namespace stage08 = sortlab::stage08;
 
-/// Stage 08's device sort as the shared suite calls it.
-template <std::size_t kKeyBytes>
-struct Stage08Sorter {
-  static constexpr std::size_t kTileItems =
-      static_cast<std::size_t>(stage08::tile_items_for(kKeyBytes));
-  static constexpr std::size_t kMaxItems = stage08::kMaxItems;
-  template <typename Key>
-  static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
-                        const sortlab::SortOptions& options, cudaStream_t stream) {
-    stage08::sort_keys(temp, bytes, in, out, n, options, {}, stream);
-  }
-  template <typename Key, typename Value>
-  static void sort_pairs(void* temp, std::size_t& bytes, const Key* keys_in, Key* keys_out,
-                         const Value* values_in, sortlab::NotDeduced<Value>* values_out,
-                         std::size_t n, const sortlab::SortOptions& options, cudaStream_t stream) {
-    stage08::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, options, {},
-                        stream);
-  }
-};
-
 template <typename Key>
-using SorterFor = Stage08Sorter<sizeof(Key)>;
+using SorterFor = sortlab::testing::Stage08SorterFor<Key>;
 
 using sortlab::testing::SortCase;
 template <typename Key, typename Value = std::uint32_t>
@@ -168,6 +149,91 @@ TEST(Stage08Graph, CapturedOnceReplayedOnNewKeys) {
   }
   SORTLAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
   SORTLAB_CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
+/// Sorts \p keys alone and as pairs (values = input index) with \p config, through a poisoned
+/// scratch into poisoned outputs, and checks both against the stable reference.
+template <typename Key, typename Value = std::uint32_t>
+void expect_sorts_with_config(const std::vector<Key>& keys, const sortlab::SortOptions& options,
+                              const stage08::Config& config) {
+  const std::size_t n = keys.size();
+  std::vector<Value> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<Value>(i);
+  sortlab::DeviceBuffer<Key> keys_in(keys), keys_out(n);
+  sortlab::DeviceBuffer<Value> values_in(values), values_out(n);
+  std::size_t keys_bytes = 0, pairs_bytes = 0;
+  stage08::sort_keys(nullptr, keys_bytes, keys_in.data(), keys_out.data(), n, options, config);
+  stage08::sort_pairs(nullptr, pairs_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                      values_out.data(), n, options, config);
+  sortlab::DeviceBuffer<unsigned char> temp(std::max(keys_bytes, pairs_bytes));
+  temp.fill_bytes(sortlab::testing::kPoisonByte);
+  keys_out.fill_bytes(sortlab::testing::kPoisonByte);
+  stage08::sort_keys(temp.data(), keys_bytes, keys_in.data(), keys_out.data(), n, options, config);
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto keys_result = sortlab::verify_sorted_keys(keys, keys_out.download(), options);
+  EXPECT_TRUE(keys_result.ok) << "keys only: " << keys_result.message;
+  keys_out.fill_bytes(sortlab::testing::kPoisonByte);
+  values_out.fill_bytes(sortlab::testing::kPoisonByte);
+  stage08::sort_pairs(temp.data(), pairs_bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                      values_out.data(), n, options, config);
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto pairs_result = sortlab::verify_sorted_pairs(keys, values, keys_out.download(),
+                                                         values_out.download(), options);
+  EXPECT_TRUE(pairs_result.ok) << "pairs: " << pairs_result.message;
+}
+
+// Past 2^30 keys each pass runs as several launches over chunks, with 64-bit digit starts per
+// chunk. Chunks of one tile force that path on a few tiles: a last chunk of one key, chunks whose
+// keys all share a digit (their histograms hold one count), every key equal (no pass runs: pass
+// 0 copies, chunk by chunk), and 8-byte keys with 8-byte values.
+TEST(Stage08Chunks, OneTileChunksSortLikeOneChunk) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t tile = stage08::tile_items_for(4), wide_tile = stage08::tile_items_for(8);
+  std::mt19937_64 random(seed);
+  for (std::size_t n : sortlab::testing::capped({tile + 1, 2 * tile + 5, 5 * tile + 17})) {
+    SCOPED_TRACE(sortlab::testing::case_label(n, "chunks of one tile", seed));
+    const auto uniform =
+        sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, n, seed + n);
+    expect_sorts_with_config(uniform, {}, stage08::Config{8, tile});
+    expect_sorts_with_config(uniform, {0, sortlab::kAllBits, true}, stage08::Config{8, tile});
+    expect_sorts_with_config(uniform, {4, 20, false}, stage08::Config{8, tile});
+    std::vector<std::uint32_t> one_digit(n);  // bits 8-15 the same everywhere
+    for (auto& key : one_digit) key = (static_cast<std::uint32_t>(random()) & 0xFFFF00FFu) | 0x5A00u;
+    expect_sorts_with_config(one_digit, {}, stage08::Config{8, tile});
+    expect_sorts_with_config(std::vector<std::uint32_t>(n, 0xDEADBEEFu), {},
+                             stage08::Config{8, tile});
+    const auto wide =
+        sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kFewDistinct, n, seed + n);
+    expect_sorts_with_config<std::uint64_t, std::uint64_t>(wide, {},
+                                                           stage08::Config{8, wide_tile});
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Every running mask of four places: byte p of every key is random when bit p of the mask is set
+// and one constant otherwise, so exactly the set passes run (pass_roles.hpp), in every parity of
+// running passes; mask 0 (every key equal) makes pass 0 a copy. Keys alone, stable pairs, and
+// descending.
+TEST(Stage08SkippedPasses, EveryRunningMaskOfFourPlaces) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t n =
+      sortlab::testing::capped({3 * stage08::tile_items_for(4) + 7, 1000}).front();
+  std::mt19937_64 random(seed);
+  for (std::uint32_t mask = 0; mask < 16; ++mask) {
+    SCOPED_TRACE(sortlab::testing::case_label(n, "running mask " + std::to_string(mask), seed));
+    std::vector<std::uint32_t> keys(n);
+    for (auto& key : keys) {
+      const auto bits = static_cast<std::uint32_t>(random());
+      key = 0;
+      for (int place = 0; place < 4; ++place) {
+        const std::uint32_t byte = (mask >> place) & 1u ? (bits >> (8 * place)) & 0xFFu : 0xA5u;
+        key |= byte << (8 * place);
+      }
+    }
+    expect_sorts_with_config(keys, {}, {});
+    expect_sorts_with_config(keys, {0, sortlab::kAllBits, true}, {});
+    if (::testing::Test::HasFailure()) return;
+  }
 }
 
 // Repeated keys-only sorts through the same scratch give the same, right, answer every time.

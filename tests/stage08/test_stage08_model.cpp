@@ -12,6 +12,7 @@
 #include <random>
 
 #include "chapters/08_onesweep/onesweep_model.hpp"
+#include "chapters/08_onesweep/pass_roles.hpp"
 #include "chapters/08_onesweep/onesweep_sort.hpp"
 #include "common/distributions.hpp"
 #include "common/reference.hpp"
@@ -483,7 +484,7 @@ TEST(Stage08Arguments, BadArgumentsThrowWithoutAGpu) {
   stage08::sort_keys<std::uint32_t>(nullptr, temp_bytes, nullptr, nullptr, n);
   const std::size_t tile = stage08::tile_items_for(4), wide_tile = stage08::tile_items_for(8);
   const std::size_t tiles = (n + tile - 1) / tile;
-  EXPECT_GE(temp_bytes, 4 * n + 4 * 256 * tiles + 4 * (4 * 256 + 4) + 4 * 4 * 256);
+  EXPECT_GE(temp_bytes, 4 * n + 4 * 256 * tiles + 4 * (4 * 256 + 4 + 1) + 8 * 4 * 256);
   std::size_t pairs_bytes = 0;
   stage08::sort_pairs<std::uint32_t, std::uint64_t>(nullptr, pairs_bytes, nullptr, nullptr, nullptr,
                                                     nullptr, n);
@@ -491,6 +492,79 @@ TEST(Stage08Arguments, BadArgumentsThrowWithoutAGpu) {
   std::size_t wide_bytes = 0;  // 64-bit keys: 8 places, half-size tiles
   stage08::sort_keys<std::uint64_t>(nullptr, wide_bytes, nullptr, nullptr, n);
   EXPECT_GE(wide_bytes, 8 * n + 4 * 256 * ((n + wide_tile - 1) / wide_tile) + 4 * (8 * 256 + 8));
+}
+
+// Skipped passes (pass_roles.hpp): for every running mask of up to 8 places, the passes that
+// run form one chain: the first reads the input, each later one reads what the one before it
+// wrote, none writes the array it reads or the input, and the last writes the output; the
+// skipped ones do nothing, and with nothing running pass 0 copies.
+TEST(Stage08PassRoles, EveryMaskChainsFromInputToOutput) {
+  using stage08::SortArray;
+  for (std::uint32_t mask = 0; mask < 256; ++mask) {
+    SCOPED_TRACE("running mask " + std::to_string(mask));
+    SortArray last_written = SortArray::kInput;
+    int running = 0;
+    for (int pass = 0; pass < 8; ++pass) {
+      const stage08::PassRole role = stage08::pass_role(mask, pass);
+      const bool should_run = ((mask >> pass) & 1u) != 0;
+      ASSERT_EQ(role.runs, should_run);
+      ASSERT_EQ(role.copies, mask == 0 && pass == 0);
+      if (!role.runs) continue;
+      ++running;
+      EXPECT_EQ(role.source, last_written);
+      EXPECT_NE(role.target, role.source);
+      EXPECT_NE(role.target, SortArray::kInput);
+      last_written = role.target;
+    }
+    EXPECT_EQ(running, __builtin_popcount(mask));
+    if (mask != 0) {
+      EXPECT_EQ(last_written, SortArray::kOutput);
+    }
+  }
+  // By hand: places 1 and 3 of four run: 1 goes input -> scratch, 3 scratch -> output.
+  EXPECT_EQ(stage08::pass_role(0b1010, 1).source, stage08::SortArray::kInput);
+  EXPECT_EQ(stage08::pass_role(0b1010, 1).target, stage08::SortArray::kAlternate);
+  EXPECT_EQ(stage08::pass_role(0b1010, 3).source, stage08::SortArray::kAlternate);
+  EXPECT_EQ(stage08::pass_role(0b1010, 3).target, stage08::SortArray::kOutput);
+}
+
+// Chunks: whole tiles, at most 2^30 keys (the 30-bit counts of the status words), and a sort of
+// more keys than one chunk asks for one set of histograms, digit starts and tile counters per
+// chunk, but status words for one chunk only.
+TEST(Stage08Chunks, WholeTilesUpTo2Pow30AndTheScratchGrowsPerChunk) {
+  for (std::size_t key_bytes : {1, 2, 4, 8}) {
+    const std::size_t chunk = stage08::chunk_items_for(key_bytes);
+    const std::size_t tile = stage08::tile_items_for(key_bytes);
+    EXPECT_EQ(chunk % tile, 0u);
+    EXPECT_LE(chunk, std::size_t{1} << 30);
+    EXPECT_GT(chunk + tile, std::size_t{1} << 30);
+  }
+  const std::size_t tile = stage08::tile_items_for(4);
+  std::size_t one_chunk = 0, three_chunks = 0;
+  const std::size_t n = 2 * tile + 1;
+  stage08::sort_keys<std::uint32_t>(nullptr, one_chunk, nullptr, nullptr, n);
+  stage08::sort_keys<std::uint32_t>(nullptr, three_chunks, nullptr, nullptr, n, {},
+                                    stage08::Config{8, tile});
+  // Two more chunks: 2 x 4 places x 256 counts (4 bytes) and starts (8 bytes), 2 x 4 counters,
+  // less the status words of two tiles (4 bytes x 256 each); alignment may add a little.
+  const std::size_t more = 2 * 4 * 256 * (4 + 8) + 2 * 4 * 4;
+  const std::size_t fewer = 2 * 256 * 4;
+  // Every array is rounded up to 256 bytes, so each of the 5 may move either way by that much.
+  EXPECT_GE(three_chunks + fewer + 5 * 256, one_chunk + more);
+  EXPECT_LE(three_chunks + fewer, one_chunk + more + 5 * 256);
+  // A chunk that is not a whole number of tiles, or past the largest, is a clear error.
+  EXPECT_THROW(stage08::sort_keys<std::uint32_t>(nullptr, one_chunk, nullptr, nullptr, n, {},
+                                                 stage08::Config{8, tile + 1}),
+               sortlab::Error);
+  EXPECT_THROW(stage08::sort_keys<std::uint32_t>(
+                   nullptr, one_chunk, nullptr, nullptr, n, {},
+                   stage08::Config{8, stage08::chunk_items_for(4) + tile}),
+               sortlab::Error);
+  // 2^31 + 1 one-byte keys are accepted (a size query), past the 2^30 of stages 01-05.
+  std::size_t big = 0;
+  EXPECT_NO_THROW(stage08::sort_keys<std::uint8_t>(nullptr, big, nullptr, nullptr,
+                                                   (std::size_t{1} << 31) + 1));
+  EXPECT_GE(big, (std::size_t{1} << 31) + 1);
 }
 
 // The tile constants the kernels and the launcher share.
