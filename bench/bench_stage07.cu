@@ -11,7 +11,11 @@
 ///
 /// Flags (besides sortlab's sampling flags, bench_config.hpp, and Google Benchmark's own):
 /// `--set=quick|torch|long|rows|llm|all` (default quick: a handful of shapes, well under a
-/// minute) and `--sorted=0|1|both` (default both). Example: `bench_stage07 --set=llm --sorted=0`.
+/// minute), `--sorted=0|1|both` (default both) and
+/// `--schedule=auto|one|multi` (auto: stage 07's rule; one, multi: force a schedule, to measure
+/// the rule; their names end in `/schedule:one` or `/schedule:multi`). Counters blocks_per_row and
+/// several_blocks say which schedule ran. Example:
+/// `bench_stage07 --set=llm --sorted=0`.
 ///
 /// Inputs are uniform in [0, 1) like torch_baseline.py's torch.rand (bf16: the f32 value
 /// rounded), generated on the device; seed 1234 + slot for every shape.
@@ -30,6 +34,7 @@
 #include "bench/timing/buffer_plan.hpp"
 #include "chapters/07_topk/topk.hpp"
 #include "common/device_buffer.hpp"
+#include "common/device_properties.hpp"
 #include "common/errors.hpp"
 
 namespace sortlab::bench {
@@ -87,6 +92,7 @@ struct Stage07Flags {
   std::string set = "quick";
   bool unsorted = true;
   bool sorted = true;
+  stage07::TopkSchedule schedule = stage07::TopkSchedule::kAuto;
 };
 
 /// Takes this program's flags out of argv (before sortlab's and Google Benchmark's parsers see
@@ -109,6 +115,12 @@ Stage07Flags take_flags(int& argc, char** argv) {
       require(s == "0" || s == "1" || s == "both", "--sorted must be 0, 1 or both");
       flags.unsorted = s != "1";
       flags.sorted = s != "0";
+    } else if (const char* schedule = value_of("--schedule=")) {
+      const std::string s = schedule;
+      require(s == "auto" || s == "one" || s == "multi", "--schedule must be auto, one or multi");
+      flags.schedule = s == "one"     ? stage07::TopkSchedule::kOneBlockPerRow
+                       : s == "multi" ? stage07::TopkSchedule::kBlocksPerRow
+                                      : stage07::TopkSchedule::kAuto;
     } else {
       argv[kept++] = argv[i];
     }
@@ -244,6 +256,11 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   state.counters["k"] = static_cast<double>(s.k);
   state.counters["rotating_inputs"] = static_cast<double>(slots);
   state.counters["scratch_bytes"] = static_cast<double>(temp_bytes);
+  const stage07::RowSplit split = stage07::select_schedule(
+      s.rows, s.cols, options, stage07::multi_block_target(multiprocessor_count()));
+  state.counters["blocks_per_row"] =
+      static_cast<double>(split.several_blocks ? split.blocks_per_row : 1);
+  state.counters["several_blocks"] = split.several_blocks ? 1.0 : 0.0;
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;
   state.counters["GBps"] = (in_bytes + out_bytes) / (ms * 1e-3) * 1e-9;
@@ -258,6 +275,19 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   }
   state.SetLabel(std::string("sortlab stage 07 top-k (") +
                  (options.sorted ? "sorted" : "unsorted") + ", largest)");
+}
+
+/// "" for the automatic rule, else "/schedule:one" or "/schedule:multi", so that runs of a forced
+/// schedule never share a name with the rule's rows.
+std::string schedule_suffix(const Stage07Flags& flags) {
+  switch (flags.schedule) {
+    case stage07::TopkSchedule::kOneBlockPerRow:
+      return "/schedule:one";
+    case stage07::TopkSchedule::kBlocksPerRow:
+      return "/schedule:multi";
+    default:
+      return "";
+  }
 }
 
 void register_all(const BenchConfig& config, const Stage07Flags& flags) {
@@ -281,8 +311,9 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
       stage07::TopkOptions options;
       options.largest = true;
       options.sorted = sorted;
+      options.schedule = flags.schedule;
       const std::string name = std::string(sorted ? "stage07-topk/" : "stage07-topk-unsorted/") +
-                               key + "/k:" + std::to_string(s.k);
+                               key + "/k:" + std::to_string(s.k) + schedule_suffix(flags);
       register_timed(name, [key, s, options, config, bf16 = run.bf16](benchmark::State& state) {
         if (bf16)
           measure_topk<__nv_bfloat16>(state, key, s, options, config);

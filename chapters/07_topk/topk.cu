@@ -1,27 +1,80 @@
 /// \file
 /// \brief Stage 07 host launcher: check the arguments (all before the first CUDA call, so a
-/// rejected call changes nothing), answer the size query, launch one block per row. Explicit
+/// rejected call changes nothing), answer the size query, pick the schedule, launch it. The
+/// schedule rule and the scratch plan are pure host arithmetic (CPU-tested). Explicit
 /// instantiations for f32, u32, i32, f64, i64, f16 and bf16 values.
 ///
 /// Status: the single-block schedule is verified on an H100 (2026-11-23: all 45 stage07 ctest
-/// tests pass, compute-sanitizer memcheck and racecheck clean); no speed measured yet.
+/// tests pass, compute-sanitizer memcheck and racecheck clean); the several-blocks-per-row
+/// schedule is compiled and CPU-modelled, not yet run on a GPU; no speed measured yet.
+#include <algorithm>
 #include <string>
 
 #include "chapters/07_topk/topk.hpp"
 #include "chapters/07_topk/topk_kernels.cuh"
+#include "common/device_properties.hpp"
 #include "common/errors.hpp"
 #include "common/memory_ranges.hpp"
 #include "common/sort_options.hpp"
 
 namespace sortlab::stage07 {
 
-ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k) {
-  // The single-block schedule keeps its state in shared memory: no arrays. The arguments are
-  // what the several-blocks-per-row schedule will size its per-block counts by.
-  (void)num_rows;
-  (void)row_length;
-  (void)k;
-  return ScratchPlan{};
+namespace {
+
+std::size_t divide_up(std::size_t a, std::size_t b) {
+  return (a + b - 1) / b;
+}
+
+/// The split of a row of \p row_length values into spans of \p span values (rounded up to whole
+/// chunks of kBlockThreads, so every block but a row's last reads whole chunks).
+RowSplit split_by_span(std::size_t row_length, std::size_t span) {
+  RowSplit split;
+  split.several_blocks = true;
+  split.values_per_block = divide_up(std::max<std::size_t>(span, 1), kBlockThreads) * kBlockThreads;
+  split.blocks_per_row = std::max<std::size_t>(divide_up(row_length, split.values_per_block), 1);
+  return split;
+}
+
+}  // namespace
+
+std::size_t multi_block_target(std::size_t multiprocessors) {
+  return std::clamp<std::size_t>(kBlocksPerSm * multiprocessors, 1, kMaxTargetBlocks);
+}
+
+RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const TopkOptions& options,
+                         std::size_t target_blocks) {
+  RowSplit one;  // one block per row: the span is the row
+  one.values_per_block = row_length;
+  if (options.schedule == TopkSchedule::kOneBlockPerRow || num_rows == 0 || row_length == 0)
+    return one;
+  const bool forced = options.schedule == TopkSchedule::kBlocksPerRow;
+  if (options.values_per_block != 0) {
+    const RowSplit split = split_by_span(row_length, options.values_per_block);
+    // The rule still decides whether to split when only the span is given.
+    if (forced || (split.blocks_per_row >= 2 && 2 * num_rows < target_blocks)) return split;
+    return one;
+  }
+  const std::size_t by_length = divide_up(row_length, kMinValuesPerBlock);
+  const std::size_t by_grid = divide_up(std::max<std::size_t>(target_blocks, 1), num_rows);
+  const std::size_t blocks = std::max<std::size_t>(std::min(by_length, by_grid), 1);
+  // Enough rows to give every SM two blocks already, or too short a row for two spans.
+  if (!forced && (blocks < 2 || 2 * num_rows >= target_blocks)) return one;
+  return split_by_span(row_length, divide_up(row_length, blocks));
+}
+
+ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                         const TopkOptions& options) {
+  (void)k;  // the split depends on the shape only
+  ScratchPlan plan;
+  // Planned for the largest grid the rule ever aims for: the run on any GPU splits into at most
+  // as many blocks (select_schedule() is monotone in its target), and no CUDA call is needed.
+  plan.split = select_schedule(num_rows, row_length, options, kMaxTargetBlocks);
+  if (!plan.split.several_blocks) return plan;  // everything on chip
+  const std::size_t blocks = num_rows * plan.split.blocks_per_row;
+  plan.counts = plan.layout.add<std::uint32_t>(blocks * kNumDigits);
+  plan.tallies = plan.layout.add<BlockTally>(blocks);
+  plan.row_states = plan.layout.add<RowState>(num_rows);
+  return plan;
 }
 
 template <typename T>
@@ -53,7 +106,12 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
            " (one tile of the block sort), got k = " + std::to_string(k) +
            "; ask for sorted = false and sort the k results separately";
   });
-  const ScratchPlan plan = plan_scratch(num_rows, row_length, k);
+  const ScratchPlan plan = plan_scratch(num_rows, row_length, k, options);
+  require(num_rows * plan.split.blocks_per_row <= kMaxRows, [&] {
+    return "topk: " + std::to_string(num_rows) + " rows x " +
+           std::to_string(plan.split.blocks_per_row) +
+           " blocks per row is more blocks than one grid holds";
+  });
   const std::size_t need = plan.bytes();
   if (answer_size_query(temp_storage, temp_storage_bytes, need)) return;
   const std::size_t answers = num_rows * k;
@@ -75,8 +133,48 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   arrays.k = static_cast<std::uint32_t>(k);
   arrays.largest = options.largest;
   arrays.sorted = options.sorted;
-  topk_rows_kernel<T><<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
+  // The SM count is asked only when the plan allows a split (a driver query, no sync); the split
+  // for this GPU is never larger than the planned one.
+  const RowSplit split = plan.split.several_blocks
+                             ? select_schedule(num_rows, row_length, options,
+                                               multi_block_target(multiprocessor_count()))
+                             : plan.split;
+  if (!split.several_blocks) {
+    topk_rows_kernel<T><<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
+    SORTLAB_CHECK_LAUNCH();
+    return;
+  }
+  require(split.blocks_per_row <= plan.split.blocks_per_row,
+          "topk: internal error: the split outgrew its scratch plan");
+
+  MultiBlockArrays<T> multi{};
+  multi.values_in = values_in;
+  multi.values_out = values_out;
+  multi.indices_out = indices_out;
+  multi.counts = plan.layout.get<std::uint32_t>(temp_storage, plan.counts);
+  multi.tallies = plan.layout.get<BlockTally>(temp_storage, plan.tallies);
+  multi.row_states = plan.layout.get<RowState>(temp_storage, plan.row_states);
+  multi.row_length = static_cast<std::uint32_t>(row_length);
+  multi.k = static_cast<std::uint32_t>(k);
+  multi.values_per_block = static_cast<std::uint32_t>(split.values_per_block);
+  multi.blocks_per_row = static_cast<std::uint32_t>(split.blocks_per_row);
+  multi.largest = options.largest;
+  // The tickets must start at zero. The last block of every pass resets its row's ticket, but a
+  // fresh (or poisoned, or interrupted) scratch holds anything, and no block of the first launch
+  // can know whether the others have arrived yet: one async memset, part of the call (and of a
+  // captured graph), so the caller never clears the scratch.
+  SORTLAB_CUDA_CHECK(cudaMemsetAsync(multi.row_states, 0, num_rows * sizeof(RowState), stream));
+  const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
+  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+    topk_count_pass_kernel<T><<<grid, kBlockThreads, 0, stream>>>(multi, pass);
+    SORTLAB_CHECK_LAUNCH();
+  }
+  topk_gather_kernel<T><<<grid, kBlockThreads, 0, stream>>>(multi);
   SORTLAB_CHECK_LAUNCH();
+  if (options.sorted && k > 1) {
+    topk_sort_rows_kernel<T><<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
+    SORTLAB_CHECK_LAUNCH();
+  }
 }
 
 // One instantiation per supported value type, here and only here (compile time).

@@ -13,20 +13,31 @@
 ///   one well-defined set (and, sorted, one well-defined sequence): best first, equal values by
 ///   ascending column.
 /// - **Unsorted output** (`sorted = false`): the values better than the k-th value in column
-///   order, then the values equal to it in column order. Deterministic, but callers should
-///   treat it as a set: a later schedule may order it differently.
+///   order, then the values equal to it in column order; deterministic and the same on both
+///   schedules (callers that only need the set should still not rely on the order: a faster
+///   schedule may change it, and would say so here).
 /// - **Edge cases**: k > row_length is a sortlab::Error (this includes k > 0 on empty rows);
 ///   k = 0 or num_rows = 0 is an empty result (nothing is written, as torch.topk returns empty
 ///   tensors). Sorted output needs k <= kMaxSortedK (one tile of stage 05's block sort); a
 ///   larger k with `sorted = true` is a sortlab::Error for now (README: next steps).
 ///
-/// One block per row (the single-block schedule, PyTorch's sbtopk): the block reads its row once
-/// per 8-bit digit (four times for 32-bit values) to narrow down the k-th value, and once more
-/// to gather the answers. Usage follows CUB's temp-storage convention:
+/// Two schedules (select_schedule() picks one; TopkOptions::schedule can force either):
+/// - **one block per row** (PyTorch's sbtopk): the block reads its row once per 8-bit digit
+///   (four times for 32-bit values) to narrow down the k-th value, and once more to gather the
+///   answers; everything lives in shared memory. Right when there are enough rows to fill the GPU.
+/// - **several blocks per row** (PyTorch's mbtopk): each row is cut into spans of
+///   `values_per_block` values, one block each; one launch per digit pass, in which every block
+///   counts its span's digits into the scratch and the last block of the row to finish picks the
+///   digit for the whole row; then one gather launch, where every block writes its answers at
+///   offsets scanned per row in block order. The output is the same as the one-block schedule's,
+///   element for element (sorted or not).
+///
+/// Usage follows CUB's temp-storage convention:
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
 /// Status: the single-block schedule is verified on an H100 (2026-11-23: all 45 stage07 ctest
-/// tests pass, compute-sanitizer memcheck and racecheck clean); no speed measured yet.
+/// tests pass, compute-sanitizer memcheck and racecheck clean); the several-blocks-per-row
+/// schedule is compiled and CPU-modelled, not yet run on a GPU; no speed measured yet.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -40,8 +51,8 @@ namespace sortlab::stage07 {
 
 /// What this stage adds to the ladder (for a future benchmark label and results table).
 inline constexpr const char kSummary[] =
-    "top-k by radix select: one block per row, 8-bit digits most significant first, gather "
-    "through block scans, stage 05's block sort for sorted output";
+    "top-k by radix select: one block per row or several for long rows, 8-bit digits most "
+    "significant first, gather through block scans, stage 05's block sort for sorted output";
 
 /// Threads of every stage 07 block: one per digit of a pass (select_digits.hpp), so choosing
 /// the digit is one block-wide scan.
@@ -55,30 +66,91 @@ inline constexpr std::size_t kMaxRowLength = (std::size_t{1} << 31) - 1;
 /// Most rows: one block per row, and a grid holds at most 2^31 - 1 blocks.
 inline constexpr std::size_t kMaxRows = (std::size_t{1} << 31) - 1;
 
-/// Largest or smallest, sorted or not.
+// ---- The several-blocks-per-row schedule: its constants, all here -------------------------------
+
+/// Fewest values a block of the several-blocks-per-row schedule gets (16 per thread) when the
+/// rule picks the split: below that, a pass's launch costs more than the block's counting saves.
+inline constexpr std::size_t kMinValuesPerBlock = 16 * std::size_t{kBlockThreads};
+/// Blocks per multiprocessor the split aims for (256-thread blocks of ~64 registers per thread:
+/// four fit on an H100 SM), so that the grid of one pass is about one full wave.
+inline constexpr std::size_t kBlocksPerSm = 4;
+/// Largest grid the split aims for, whatever the GPU: the scratch is planned for it without
+/// asking the device (the size query makes no CUDA call), so a GPU with more than
+/// kMaxTargetBlocks / kBlocksPerSm = 1024 SMs gets this many blocks.
+inline constexpr std::size_t kMaxTargetBlocks = 4096;
+/// The span the tests force (TopkOptions::values_per_block) so that rows of a few thousand
+/// values, under compute-sanitizer's size cap, already span several blocks.
+inline constexpr std::size_t kTestValuesPerBlock = 2 * std::size_t{kBlockThreads};
+
+/// Which schedule a call uses.
+enum class TopkSchedule {
+  kAuto,            ///< the documented rule (select_schedule())
+  kOneBlockPerRow,  ///< always one block per row
+  kBlocksPerRow,    ///< always the several-blocks-per-row kernels (even with one block per row)
+};
+
+/// Largest or smallest, sorted or not, and (for tests and measurements) the schedule.
 struct TopkOptions {
   bool largest = true;  ///< the k largest values (false: the k smallest)
   bool sorted = true;   ///< best first, ties by column (false: the set in the documented order)
+  TopkSchedule schedule = TopkSchedule::kAuto;  ///< force a schedule (the output is the same)
+  /// Values per block of the several-blocks-per-row schedule, rounded up to a multiple of
+  /// kBlockThreads; 0: the rule's. Tests set kTestValuesPerBlock to get many blocks per row.
+  std::size_t values_per_block = 0;
 };
 
-/// The scratch of one call. The single-block schedule keeps everything on chip and needs none,
-/// but a call with a null scratch pointer is a size query, so every call asks for at least one
-/// byte: the caller's second call then always runs. The several-blocks-per-row schedule will add
-/// its per-block digit counts here.
+/// How a call cuts its rows: one block per row, or `blocks_per_row` blocks of
+/// `values_per_block` values each (the last block of a row may get fewer).
+struct RowSplit {
+  bool several_blocks = false;       ///< the several-blocks-per-row kernels run
+  std::size_t blocks_per_row = 1;    ///< blocks per row (1 for one block per row)
+  std::size_t values_per_block = 0;  ///< span of one block (the row length for one block)
+};
+
+/// The grid the several-blocks-per-row schedule aims for on a GPU of \p multiprocessors SMs:
+/// kBlocksPerSm per SM, at most kMaxTargetBlocks, at least 1.
+/// \param multiprocessors the device's SM count (common/device_properties.hpp)
+std::size_t multi_block_target(std::size_t multiprocessors);
+
+/// The schedule rule, pure host arithmetic. With TopkSchedule::kAuto: one block per row when
+/// `2 * num_rows >= target_blocks` (the rows alone give every SM two blocks or more) or when the
+/// rows are too short to give two blocks kMinValuesPerBlock values each; otherwise
+/// `min(ceil(row_length / kMinValuesPerBlock), ceil(target_blocks / num_rows))` blocks per row,
+/// then the span rounded up to a multiple of kBlockThreads (and the blocks recounted). A forced
+/// kBlocksPerRow uses the same count, at least 1; a nonzero `options.values_per_block` fixes the
+/// span instead. The rule is monotone in \p target_blocks, so the scratch planned for
+/// kMaxTargetBlocks covers every GPU.
+/// \param num_rows rows
+/// \param row_length values per row (at least 1 when several blocks can be chosen)
+/// \param options the schedule and span options
+/// \param target_blocks multi_block_target() of the device
+RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const TopkOptions& options,
+                         std::size_t target_blocks);
+
+/// The scratch of one call. One block per row keeps everything on chip and needs none, but a call
+/// with a null scratch pointer is a size query, so every call asks for at least one byte: the
+/// caller's second call then always runs. The several-blocks-per-row schedule keeps its digit
+/// counts (256 per block), per-block answer tallies and per-row state (prefix, k, ticket) here.
 struct ScratchPlan {
-  ScratchLayout layout;  ///< the arrays, aligned (none yet)
+  ScratchLayout layout;  ///< the arrays, aligned (none for one block per row)
+  RowSplit split;        ///< the split the scratch is planned for (kMaxTargetBlocks)
+  std::size_t counts = 0, tallies = 0, row_states = 0;  ///< slots of the three arrays
   /// Bytes a size query returns: the layout's, and at least 1.
   std::size_t bytes() const noexcept {
     return layout.total_bytes() > 0 ? layout.total_bytes() : std::size_t{1};
   }
 };
 
-/// The scratch layout of a top-k of \p num_rows rows of \p row_length values, \p k per row.
-/// Pure host arithmetic (no CUDA call), so the CPU tests check it.
+/// The scratch layout of a top-k of \p num_rows rows of \p row_length values, \p k per row:
+/// none unless select_schedule() with kMaxTargetBlocks picks several blocks per row, else
+/// `rows x blocks_per_row x 256` u32 digit counts, `rows x blocks_per_row` 16-byte tallies and
+/// `rows` 16-byte row states. Pure host arithmetic (no CUDA call), so the CPU tests check it.
 /// \param num_rows rows
 /// \param row_length values per row
 /// \param k values picked per row
-ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k);
+/// \param options the schedule options (they decide the split)
+ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                         const TopkOptions& options = {});
 
 /// For every row r, the k best values of `values_in[r * row_length .. (r + 1) * row_length)`
 /// into `values_out[r * k .. (r + 1) * k)` and their columns into the same positions of
@@ -88,8 +160,12 @@ ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size
 ///
 /// Supported T: float, std::uint32_t, std::int32_t, double, std::int64_t, __half, __nv_bfloat16.
 /// Throws sortlab::Error on bad arguments, before any CUDA call: k > row_length, too many rows or
-/// too long a row, `sorted` with k > kMaxSortedK, null pointers, arrays that overlap (outputs,
-/// input, scratch), or a scratch smaller than the query said.
+/// too long a row, `sorted` with k > kMaxSortedK, a split of more than 2^31 - 1 blocks, null
+/// pointers, arrays that overlap (outputs, input, scratch), or a scratch smaller than the query
+/// said. The several-blocks-per-row schedule asks the device for its SM count (a driver query,
+/// no synchronisation) and queues one cudaMemsetAsync of its row states (their tickets must
+/// start at zero, and nothing inside a launch can order a reset before the first block
+/// arrives), one launch per digit pass, the gather and, when sorted, the sort.
 /// \param temp_storage device scratch, or nullptr to query its size
 /// \param temp_storage_bytes size of the scratch (set by the query)
 /// \param values_in device input, num_rows x row_length, row-major (not modified)

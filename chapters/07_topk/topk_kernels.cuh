@@ -1,12 +1,18 @@
 /// \file
-/// \brief Stage 07 kernel: one block per row finds the row's k-th best value by radix select,
-/// gathers the answers with block-wide exclusive scans, and (when asked) sorts them with stage
-/// 05's block radix sort.
+/// \brief Stage 07 kernels, written as named phases that both schedules share:
+/// - **count**: the digits of a span's candidates (values matching the prefix fixed so far) into
+///   256 shared counters;
+/// - **choose digit**: one block scan of the row's 256 counts, from digit 255 down, finds the
+///   bucket of the k-th candidate, fixes its digit and narrows k;
+/// - **gather**: a span is read in chunks of 256 columns and every value better than the k-th
+///   ("beyond") or equal to it gets its output slot from a block scan;
+/// - **sort** (when asked): stage 05's block radix sort orders a row's k answers.
 ///
-/// Everything but the row itself lives on chip: the 256 digit counters, the prefix fixed so far
-/// and the running output offsets are in shared memory. The row is read once per digit (four
-/// times for 32-bit values) and once more for the gather; the output is written once (twice
-/// when sorted: the sort reads the block's own unsorted answers back).
+/// One block per row (topk_rows_kernel) runs them all in shared memory: the row is read once
+/// per digit (four times for 32-bit values) and once more for the gather. Several blocks per row
+/// (topk_count_pass_kernel, topk_gather_kernel, topk_sort_rows_kernel) keep per-block counts,
+/// tallies and the row's prefix in the caller's scratch; the last block of a row to finish a
+/// pass chooses the digit for the whole row.
 #pragma once
 
 #include <cstddef>
@@ -44,7 +50,7 @@ template <typename Bits>
 using AnswerSort =
     stage05::BlockRadixSort<Bits, kBlockThreads, kSortKeysPerThread, std::uint32_t, kSortRadixBits>;
 
-/// Shared memory of the kernel. The select and gather state is dead once the sort starts, so the
+/// Shared memory of the kernels. The select and gather state is dead once the sort starts, so the
 /// sort's storage shares its bytes.
 template <typename Bits>
 union TopkStorage {
@@ -55,16 +61,192 @@ union TopkStorage {
     Bits desired;                               ///< the prefix fixed so far (SelectPrefix)
     Bits mask;                                  ///< which bits are fixed
     std::uint32_t k_left;                       ///< rank of the k-th value among the candidates
+    std::uint32_t chosen;                       ///< the digit just chosen (several blocks)
+    bool last;                                  ///< this block is its row's last to finish
   } select;                                     ///< used by the radix select and the gather
   typename AnswerSort<Bits>::TempStorage sort;  ///< while sorting the answers
 };
 
-/// Radix select of one row (all threads of the block call it): after it, `storage.desired` is
+// ---- The scratch of the several-blocks-per-row schedule -----------------------------------------
+
+/// Per row: what the passes fixed so far and the arrival ticket of the current pass. Written only
+/// by the row's last block of a pass, read by every block of the next launch.
+struct RowState {
+  unsigned long long desired;  ///< select bits of the prefix fixed so far (zero-extended)
+  std::uint32_t k_left;        ///< rank of the k-th value among the prefix's candidates
+  std::uint32_t ticket;        ///< blocks of the row that finished this pass (reset to 0 after)
+};
+static_assert(sizeof(RowState) == 16, "16 bytes per row, as plan_scratch() documents");
+
+/// Per block of a row: its answers, counted while the passes narrow the prefix, and where its
+/// answers go (exclusive sums over the row's earlier blocks, set by the last pass).
+struct BlockTally {
+  std::uint32_t beyond;         ///< its values better than the k-th value (so far)
+  std::uint32_t equal;          ///< its values equal to the k-th value (last pass)
+  std::uint32_t beyond_before;  ///< beyond values in the row's earlier blocks
+  std::uint32_t equal_before;   ///< equal values in the row's earlier blocks
+};
+static_assert(sizeof(BlockTally) == 16, "16 bytes per block, as plan_scratch() documents");
+
+/// What the several-blocks-per-row launches read and write.
+template <typename T>
+struct MultiBlockArrays {
+  const T* values_in;              ///< num_rows x row_length, row-major
+  T* values_out;                   ///< num_rows x k
+  std::int64_t* indices_out;       ///< num_rows x k
+  std::uint32_t* counts;           ///< num_rows x blocks_per_row x kNumDigits (scratch)
+  BlockTally* tallies;             ///< num_rows x blocks_per_row (scratch)
+  RowState* row_states;            ///< num_rows (scratch; tickets zero before the first pass)
+  std::uint32_t row_length;        ///< values per row
+  std::uint32_t k;                 ///< values per row to pick, 1 .. row_length
+  std::uint32_t values_per_block;  ///< span of one block, a multiple of kBlockThreads
+  std::uint32_t blocks_per_row;    ///< blocks per row
+  bool largest;                    ///< the k largest (false: the k smallest)
+};
+
+// ---- The phases ---------------------------------------------------------------------------------
+
+/// Phase **count**: adds the digit at \p shift of every value of `row[begin, end)` that matches
+/// \p prefix to the shared \p counts (zeroed by the caller, who also syncs before reading them).
+template <typename T>
+__device__ __forceinline__ void count_digits(const T* row, std::size_t begin, std::size_t end,
+                                             SelectPrefix<typename SelectKey<T>::Bits> prefix,
+                                             int shift, bool largest, std::uint32_t* counts) {
+  using Bits = typename SelectKey<T>::Bits;
+  for (std::size_t i = begin + threadIdx.x; i < end; i += kBlockThreads) {
+    const Bits bits = SelectKey<T>::bits(row[i], largest);
+    if (prefix.matches(bits)) atomicAdd(counts + digit_at(bits, shift), 1u);
+  }
+}
+
+/// Phase **choose digit** (all threads call it): thread t holds \p count, the row's number of
+/// candidates with digit 255 - t. One exclusive scan gives each thread how many candidates have
+/// larger digits (\p above); the one thread whose bucket holds the \p k_left-th candidate
+/// returns true. Ends with a barrier (the scan's), so \p scan may be reused at once.
+__device__ __forceinline__ bool choose_digit(std::uint32_t count, std::uint32_t k_left,
+                                             BlockScanStorage<kBlockThreads>& scan,
+                                             std::uint32_t& above) {
+  std::uint32_t total = 0;
+  above = block_exclusive_sum<kBlockThreads>(count, scan, total);
+  return above < k_left && above + count >= k_left;
+}
+
+/// The digit thread t owns when choosing: the largest digit first, so that an exclusive scan in
+/// thread order counts the candidates with larger digits.
+__device__ __forceinline__ std::uint32_t owned_digit() {
+  return static_cast<std::uint32_t>(kNumDigits - 1) - threadIdx.x;
+}
+
+/// What the gather of one span needs to know about the row and about the span's place in it.
+template <typename Bits>
+struct GatherPlan {
+  Bits kth_bits;                 ///< select bits of the k-th value
+  std::uint32_t beyond_wanted;   ///< answers better than the k-th value (all of them)
+  std::uint32_t equal_wanted;    ///< answers equal to it (the lowest columns)
+  std::uint32_t beyond_first;    ///< beyond values in the row before this span
+  std::uint32_t beyond_in_span;  ///< beyond values in this span
+  std::uint32_t equal_first;     ///< equal values in the row before this span
+  std::uint32_t equal_in_span;   ///< equal values in this span (~0u: not known)
+};
+
+/// Phase **gather** (all threads call it): walks `row[begin, end)` in chunks of kBlockThreads
+/// columns, in column order. Each thread flags its value as beyond or equal, and one exclusive
+/// scan of both flags packed into one word (beyond in the low 16 bits, equal in the high 16; a
+/// chunk has at most 256 of each) gives every flagged value its place: beyond values go to slot
+/// `beyond_first + (beyond seen so far in the span)`, equal ones to `beyond_wanted + (equal rank
+/// in the row)` while that rank is below `equal_wanted`. So the output of the row is the beyond
+/// values in column order, then the equal ones in column order, however the row is cut into
+/// spans. The walk stops once the span has nothing more to write (block-uniform test).
+template <typename T>
+__device__ __forceinline__ void gather_span(const T* row, std::size_t begin, std::size_t end,
+                                            bool largest,
+                                            const GatherPlan<typename SelectKey<T>::Bits>& plan,
+                                            T* values_out, std::int64_t* indices_out,
+                                            BlockScanStorage<kBlockThreads>& scan) {
+  using Bits = typename SelectKey<T>::Bits;
+  const std::uint32_t k = plan.beyond_wanted + plan.equal_wanted;
+  std::uint32_t beyond_done = 0, equal_done = 0;  // the same in every thread
+  for (std::size_t chunk = begin; chunk < end; chunk += kBlockThreads) {
+    if (beyond_done == plan.beyond_in_span &&
+        (equal_done == plan.equal_in_span || plan.equal_first + equal_done >= plan.equal_wanted))
+      break;
+    const std::size_t column = chunk + threadIdx.x;
+    T value{};
+    bool beyond = false, equal = false;
+    if (column < end) {
+      value = row[column];
+      const Bits bits = SelectKey<T>::bits(value, largest);
+      beyond = bits > plan.kth_bits;
+      equal = bits == plan.kth_bits;
+    }
+    const std::uint32_t flags = (beyond ? 1u : 0u) | (equal ? 1u << 16 : 0u);
+    std::uint32_t totals = 0;
+    const std::uint32_t before = block_exclusive_sum<kBlockThreads>(flags, scan, totals);
+    std::uint32_t at = k;  // k: not an answer
+    if (beyond) {
+      at = plan.beyond_first + beyond_done + (before & 0xffffu);
+    } else if (equal) {
+      const std::uint32_t equal_rank = plan.equal_first + equal_done + (before >> 16);
+      if (equal_rank < plan.equal_wanted) at = plan.beyond_wanted + equal_rank;
+    }
+    if (at < k) {
+      values_out[at] = value;
+      indices_out[at] = static_cast<std::int64_t>(column);
+    }
+    beyond_done += totals & 0xffffu;
+    equal_done += totals >> 16;
+  }
+}
+
+/// Phase **sort** (all threads call it): orders a row's k answers best first. The block reads
+/// them back (the caller makes the gather's writes visible first: a barrier in the same kernel,
+/// or a launch boundary), sorts their select bits with each answer's slot, reads every answer at
+/// its slot, waits until all are read, and writes them in order. The unsorted order is (beyond,
+/// then equal), each in column order, and the sort is stable, so equal values end in column
+/// order: the documented tie rule.
+template <typename T>
+__device__ __forceinline__ void sort_answers(
+    T* values_out, std::int64_t* indices_out, std::uint32_t k, bool largest,
+    typename AnswerSort<typename SelectKey<T>::Bits>::TempStorage& storage) {
+  using Bits = typename SelectKey<T>::Bits;
+  using Sort = AnswerSort<Bits>;
+  Bits keys[kSortKeysPerThread];
+  std::uint32_t slots[kSortKeysPerThread];
+#pragma unroll
+  for (int i = 0; i < kSortKeysPerThread; ++i) {
+    const std::uint32_t slot = threadIdx.x * kSortKeysPerThread + static_cast<std::uint32_t>(i);
+    // Padding past k sorts last (all-zero bits in a descending sort): a real answer with zero
+    // bits comes earlier in the tile, and the stable sort keeps it before the padding.
+    keys[i] = slot < k ? SelectKey<T>::bits(values_out[slot], largest) : Bits{0};
+    slots[i] = slot;
+  }
+  Sort(storage).sort_blocked_to_striped(keys, slots, /*descending=*/true);
+  T sorted_values[kSortKeysPerThread];
+  std::int64_t sorted_indices[kSortKeysPerThread];
+#pragma unroll
+  for (int i = 0; i < kSortKeysPerThread; ++i) {
+    const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
+    if (p < k) {
+      sorted_values[i] = values_out[slots[i]];
+      sorted_indices[i] = indices_out[slots[i]];
+    }
+  }
+  __syncthreads();  // every answer is read before any is overwritten
+#pragma unroll
+  for (int i = 0; i < kSortKeysPerThread; ++i) {
+    const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
+    if (p < k) {
+      values_out[p] = sorted_values[i];
+      indices_out[p] = sorted_indices[i];
+    }
+  }
+}
+
+// ---- One block per row --------------------------------------------------------------------------
+
+/// Radix select of one row by one block (all threads call it): after it, `storage.desired` is
 /// the k-th best value's select bits and `storage.k_left` how many values equal to it the
-/// answer takes. Per pass: zero the counters, count the digit of every value that matches the
-/// prefix (shared atomics), then thread t takes digit 255 - t and one exclusive scan tells each
-/// thread how many candidates have larger digits; the one thread whose bucket reaches the k-th
-/// candidate fixes its digit and narrows k.
+/// answer takes. Per pass: zero the counters, **count**, **choose digit**.
 template <typename T>
 __device__ __forceinline__ void radix_select_row(
     const T* row, std::uint32_t row_length, std::uint32_t k, bool largest,
@@ -83,39 +265,26 @@ __device__ __forceinline__ void radix_select_row(
     SelectPrefix<Bits> prefix;
     prefix.desired = storage.desired;
     prefix.mask = storage.mask;
-    for (std::uint32_t i = threadIdx.x; i < row_length; i += kBlockThreads) {
-      const Bits bits = SelectKey<T>::bits(row[i], largest);
-      if (prefix.matches(bits)) atomicAdd(storage.counts + digit_at(bits, shift), 1u);
-    }
+    count_digits<T>(row, 0, row_length, prefix, shift, largest, storage.counts);
     __syncthreads();
-    const std::uint32_t digit = static_cast<std::uint32_t>(kNumDigits - 1) - threadIdx.x;
+    const std::uint32_t digit = owned_digit();
     const std::uint32_t count = storage.counts[digit];
     const std::uint32_t k_left = storage.k_left;
-    std::uint32_t total = 0;
-    // Candidates with a larger digit than this thread's: they are better than the k-th value.
-    const std::uint32_t above = block_exclusive_sum<kBlockThreads>(count, storage.scan, total);
-    if (above < k_left && above + count >= k_left) {  // exactly one thread: this bucket
+    std::uint32_t above = 0;
+    if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
       prefix.fix(digit, shift);
       storage.desired = prefix.desired;
       storage.mask = prefix.mask;
       storage.k_left = k_left - above;
     }
-    // block_exclusive_sum ended with a barrier after everyone read k_left, and the next pass
-    // (or the caller) starts with one before reading the new prefix.
+    // choose_digit ended with a barrier after everyone read k_left, and the next pass (or the
+    // caller) starts with one before reading the new prefix.
   }
   __syncthreads();
 }
 
-/// One block per row: radix select, gather, optional sort. Launch num_rows blocks of
-/// kBlockThreads threads.
-///
-/// The gather walks the row in chunks of kBlockThreads values, in column order. Each thread
-/// flags its value as better than the k-th value ("beyond") or equal to it, and one exclusive
-/// scan of both flags packed into one word (beyond in the low 16 bits, equal in the high 16; a
-/// chunk has at most 256 of each) gives every flagged value its place among the chunk's: beyond
-/// values go to the running beyond offset, equal ones after all `beyond` answers as long as
-/// fewer than `k_left` have been taken. The answers therefore come out in column order within
-/// each kind, the same on every run. The walk stops once every answer is written.
+/// One block per row: radix select (count and choose digit per pass), gather, optional sort.
+/// Launch num_rows blocks of kBlockThreads threads.
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> arrays) {
   using Bits = typename SelectKey<T>::Bits;
@@ -126,79 +295,212 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
   std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
 
   radix_select_row<T>(row, arrays.row_length, arrays.k, arrays.largest, storage.select);
-  const Bits kth_bits = storage.select.desired;
-  const std::uint32_t equal_wanted = storage.select.k_left;
-  const std::uint32_t beyond_wanted = arrays.k - equal_wanted;
-
-  std::uint32_t beyond_done = 0, equal_done = 0;  // the same in every thread
-  for (std::uint32_t chunk = 0; chunk < arrays.row_length; chunk += kBlockThreads) {
-    if (beyond_done == beyond_wanted && equal_done >= equal_wanted) break;  // block-uniform
-    const std::uint32_t column = chunk + threadIdx.x;
-    T value{};
-    bool beyond = false, equal = false;
-    if (column < arrays.row_length) {
-      value = row[column];
-      const Bits bits = SelectKey<T>::bits(value, arrays.largest);
-      beyond = bits > kth_bits;
-      equal = bits == kth_bits;
-    }
-    const std::uint32_t flags = (beyond ? 1u : 0u) | (equal ? 1u << 16 : 0u);
-    std::uint32_t totals = 0;
-    const std::uint32_t before =
-        block_exclusive_sum<kBlockThreads>(flags, storage.select.scan, totals);
-    std::uint32_t at = arrays.k;  // k: not an answer
-    if (beyond) {
-      at = beyond_done + (before & 0xffffu);
-    } else if (equal) {
-      const std::uint32_t equal_rank = equal_done + (before >> 16);
-      if (equal_rank < equal_wanted) at = beyond_wanted + equal_rank;
-    }
-    if (at < arrays.k) {
-      values_out[at] = value;
-      indices_out[at] = static_cast<std::int64_t>(column);
-    }
-    beyond_done += totals & 0xffffu;
-    equal_done += totals >> 16;
-  }
+  GatherPlan<Bits> plan;
+  plan.kth_bits = storage.select.desired;
+  plan.equal_wanted = storage.select.k_left;
+  plan.beyond_wanted = arrays.k - plan.equal_wanted;
+  plan.beyond_first = 0;
+  plan.beyond_in_span = plan.beyond_wanted;  // the whole row is the span
+  plan.equal_first = 0;
+  plan.equal_in_span = ~0u;  // not counted: the walk stops once k answers are written
+  gather_span<T>(row, 0, arrays.row_length, arrays.largest, plan, values_out, indices_out,
+                 storage.select.scan);
   if (!arrays.sorted || arrays.k == 1) return;
+  __syncthreads();  // the block's answers are written and visible to the whole block
+  sort_answers<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
+}
 
-  // Sort the answers, best first. The block reads back what it just wrote (the barrier makes
-  // its global writes visible to the whole block), sorts the select bits with each answer's
-  // slot, reads every answer at its slot, waits until all are read, and writes them in order.
-  // The unsorted order is (beyond, then equal), each in column order, and the sort is stable,
-  // so equal values end in column order: the documented tie rule.
+// ---- Several blocks per row ---------------------------------------------------------------------
+
+/// The end of the span that starts at \p begin: a block's values_per_block, or the row's end.
+template <typename T>
+__device__ __forceinline__ std::size_t span_end(std::size_t begin,
+                                                const MultiBlockArrays<T>& arrays) {
+  const std::size_t end = begin + arrays.values_per_block;
+  return end < arrays.row_length ? end : std::size_t{arrays.row_length};
+}
+
+/// The prefix the passes before \p pass fixed: the row state's bits under the mask of the top
+/// `pass` digits (pass 0: nothing fixed).
+template <typename T>
+__device__ __forceinline__ SelectPrefix<typename SelectKey<T>::Bits> fixed_prefix(
+    const RowState* state, int pass) {
+  using Bits = typename SelectKey<T>::Bits;
+  SelectPrefix<Bits> prefix;
+  if (pass == 0) return prefix;
+  const int low = digit_shift<T>(pass - 1);  // lowest fixed bit
+  prefix.mask = static_cast<Bits>(static_cast<Bits>(~Bits{0}) << low);
+  prefix.desired = static_cast<Bits>(__ldcg(&state->desired)) & prefix.mask;
+  return prefix;
+}
+
+/// One digit pass of the several-blocks-per-row schedule; grid = num_rows x blocks_per_row
+/// blocks (block b of row r is blockIdx.x = r * blocks_per_row + b), launched once per pass in
+/// order. Phases:
+/// 1. **tally**: from pass 1 on, the block adds to its tally the values of its span that the
+///    previous pass put beyond the k-th value (its own counts of that pass above the chosen
+///    digit, read back from the scratch before they are overwritten);
+/// 2. **count**: the digits of its span's candidates, written to its 256 counts in the scratch;
+/// 3. **arrive**: a fence, then one atomic on the row's ticket; every block but the last of its
+///    row to arrive is done;
+/// 4. **choose digit** (last block): thread t sums digit 255 - t over the row's blocks, one scan
+///    finds the bucket, the owner fixes the digit and narrows k in the row state, and thread 0
+///    resets the ticket to 0 for the next pass (or the next call);
+/// 5. **plan the gather** (last block, last pass only): each block's tally gets its last-pass
+///    values above the chosen digit and its count of equal values, and exclusive scans over the
+///    row's blocks, in block order, give every block its first beyond and equal slot.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads)
+    topk_count_pass_kernel(MultiBlockArrays<T> arrays, int pass) {
+  using Bits = typename SelectKey<T>::Bits;
+  // Only the select state: this kernel never sorts, so it does not pay for the sort's storage.
+  __shared__ typename TopkStorage<Bits>::Select storage;
+  const std::size_t slot = blockIdx.x;  // this block's (row, block) index in the scratch
+  const std::size_t row_index = slot / arrays.blocks_per_row;
+  const std::size_t block = slot % arrays.blocks_per_row;
+  const std::size_t begin = block * arrays.values_per_block;
+  const std::size_t end = span_end(begin, arrays);
+  const T* row = arrays.values_in + row_index * arrays.row_length;
+  RowState* state = arrays.row_states + row_index;
+  std::uint32_t* block_counts = arrays.counts + slot * kNumDigits;
+  const SelectPrefix<Bits> prefix = fixed_prefix<T>(state, pass);
+  const int shift = digit_shift<T>(pass);
+
+  // 1. tally: the previous pass's counts of this block above the digit it chose.
+  if (pass > 0) {
+    const std::uint32_t chosen = digit_at(prefix.desired, digit_shift<T>(pass - 1));
+    const std::uint32_t previous = block_counts[threadIdx.x];  // this block wrote it
+    std::uint32_t beyond = 0;
+    block_exclusive_sum<kBlockThreads>(threadIdx.x > chosen ? previous : 0u, storage.scan, beyond);
+    if (threadIdx.x == 0)
+      arrays.tallies[slot].beyond = (pass == 1 ? 0u : arrays.tallies[slot].beyond) + beyond;
+  }
+
+  // 2. count
+  storage.counts[threadIdx.x] = 0;
   __syncthreads();
-  using Sort = AnswerSort<Bits>;
-  Bits keys[kSortKeysPerThread];
-  std::uint32_t slots[kSortKeysPerThread];
+  count_digits<T>(row, begin, end, prefix, shift, arrays.largest, storage.counts);
+  __syncthreads();
+  block_counts[threadIdx.x] = storage.counts[threadIdx.x];
+
+  // 3. arrive: the counts (and the tally) are visible device-wide before the ticket is taken.
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) storage.last = atomicAdd(&state->ticket, 1u) == arrays.blocks_per_row - 1;
+  __syncthreads();
+  if (!storage.last) return;
+  __threadfence();  // the other blocks' counts are read after their arrival
+
+  // 4. choose digit for the whole row
+  const std::uint32_t digit = owned_digit();
+  const std::uint32_t* row_counts = arrays.counts + row_index * arrays.blocks_per_row * kNumDigits;
+  // Eight independent loads in flight per thread: the sum is bound by L2 latency, not bandwidth.
+  constexpr std::uint32_t kInFlight = 8;
+  std::uint32_t partial[kInFlight] = {};
+  std::uint32_t b = 0;
+  for (; b + kInFlight <= arrays.blocks_per_row; b += kInFlight) {
 #pragma unroll
-  for (int i = 0; i < kSortKeysPerThread; ++i) {
-    const std::uint32_t slot = threadIdx.x * kSortKeysPerThread + static_cast<std::uint32_t>(i);
-    // Padding past k sorts last (all-zero bits in a descending sort): a real answer with zero
-    // bits comes earlier in the tile, and the stable sort keeps it before the padding.
-    keys[i] = slot < arrays.k ? SelectKey<T>::bits(values_out[slot], arrays.largest) : Bits{0};
-    slots[i] = slot;
+    for (std::uint32_t i = 0; i < kInFlight; ++i)
+      partial[i] += __ldcg(row_counts + std::size_t{b + i} * kNumDigits + digit);
   }
-  Sort(storage.sort).sort_blocked_to_striped(keys, slots, /*descending=*/true);
-  T sorted_values[kSortKeysPerThread];
-  std::int64_t sorted_indices[kSortKeysPerThread];
+  for (; b < arrays.blocks_per_row; ++b)
+    partial[0] += __ldcg(row_counts + std::size_t{b} * kNumDigits + digit);
+  std::uint32_t count = 0;
 #pragma unroll
-  for (int i = 0; i < kSortKeysPerThread; ++i) {
-    const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-    if (p < arrays.k) {
-      sorted_values[i] = values_out[slots[i]];
-      sorted_indices[i] = indices_out[slots[i]];
+  for (std::uint32_t i = 0; i < kInFlight; ++i) count += partial[i];
+  const std::uint32_t k_left = pass == 0 ? arrays.k : __ldcg(&state->k_left);
+  std::uint32_t above = 0;
+  if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
+    SelectPrefix<Bits> chosen = prefix;
+    chosen.fix(digit, shift);
+    state->desired = chosen.desired;
+    state->k_left = k_left - above;
+    storage.chosen = digit;
+  }
+  if (threadIdx.x == 0) state->ticket = 0;  // every block of the row has arrived
+  if (pass + 1 < num_passes<T>()) return;
+
+  // 5. plan the gather: one warp per block of the row (its 256 counts, 8 per lane).
+  __syncthreads();  // storage.chosen is set
+  const std::uint32_t last_digit = storage.chosen;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  BlockTally* row_tallies = arrays.tallies + row_index * arrays.blocks_per_row;
+  for (std::uint32_t b = warp; b < arrays.blocks_per_row; b += kBlockThreads / 32) {
+    const std::uint32_t* counts_of_b = row_counts + std::size_t{b} * kNumDigits;
+    std::uint32_t beyond = 0;
+#pragma unroll
+    for (unsigned i = 0; i < kNumDigits / 32; ++i) {
+      const unsigned d = lane * (kNumDigits / 32) + i;
+      if (d > last_digit) beyond += __ldcg(counts_of_b + d);
+    }
+#pragma unroll
+    for (unsigned offset = 16; offset > 0; offset >>= 1)
+      beyond += __shfl_down_sync(0xffffffffu, beyond, offset);
+    if (lane == 0) {
+      const std::uint32_t earlier = pass == 0 ? 0u : __ldcg(&row_tallies[b].beyond);
+      row_tallies[b].beyond = earlier + beyond;
+      row_tallies[b].equal = __ldcg(counts_of_b + last_digit);
     }
   }
-  __syncthreads();  // every answer is read before any is overwritten
-#pragma unroll
-  for (int i = 0; i < kSortKeysPerThread; ++i) {
-    const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-    if (p < arrays.k) {
-      values_out[p] = sorted_values[i];
-      indices_out[p] = sorted_indices[i];
+  __syncthreads();  // the block's own global writes are visible to the whole block
+  std::uint32_t beyond_running = 0, equal_running = 0;
+  for (std::uint32_t first = 0; first < arrays.blocks_per_row; first += kBlockThreads) {
+    const std::uint32_t b = first + threadIdx.x;
+    const bool real = b < arrays.blocks_per_row;
+    const std::uint32_t beyond = real ? __ldcg(&row_tallies[b].beyond) : 0u;
+    const std::uint32_t equal = real ? __ldcg(&row_tallies[b].equal) : 0u;
+    std::uint32_t beyond_total = 0, equal_total = 0;
+    const std::uint32_t beyond_before =
+        block_exclusive_sum<kBlockThreads>(beyond, storage.scan, beyond_total);
+    const std::uint32_t equal_before =
+        block_exclusive_sum<kBlockThreads>(equal, storage.scan, equal_total);
+    if (real) {
+      row_tallies[b].beyond_before = beyond_running + beyond_before;
+      row_tallies[b].equal_before = equal_running + equal_before;
     }
+    beyond_running += beyond_total;
+    equal_running += equal_total;
   }
+}
+
+/// The gather of the several-blocks-per-row schedule; grid = num_rows x blocks_per_row, after
+/// the last count pass. Every block gathers its own span (**gather**) at the offsets the last
+/// pass planned; a block with nothing to write returns at once.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads) topk_gather_kernel(MultiBlockArrays<T> arrays) {
+  using Bits = typename SelectKey<T>::Bits;
+  __shared__ BlockScanStorage<kBlockThreads> scan;
+  const std::size_t slot = blockIdx.x;
+  const std::size_t row_index = slot / arrays.blocks_per_row;
+  const std::size_t block = slot % arrays.blocks_per_row;
+  const std::size_t begin = block * arrays.values_per_block;
+  const std::size_t end = span_end(begin, arrays);
+  const RowState* state = arrays.row_states + row_index;
+  const BlockTally tally = arrays.tallies[slot];
+  GatherPlan<Bits> plan;
+  plan.kth_bits = static_cast<Bits>(state->desired);
+  plan.equal_wanted = state->k_left;
+  plan.beyond_wanted = arrays.k - plan.equal_wanted;
+  plan.beyond_first = tally.beyond_before;
+  plan.beyond_in_span = tally.beyond;
+  plan.equal_first = tally.equal_before;
+  plan.equal_in_span = tally.equal;
+  if (tally.beyond == 0 && (tally.equal == 0 || tally.equal_before >= plan.equal_wanted)) return;
+  gather_span<T>(arrays.values_in + row_index * arrays.row_length, begin, end, arrays.largest, plan,
+                 arrays.values_out + row_index * arrays.k,
+                 arrays.indices_out + row_index * arrays.k, scan);
+}
+
+/// The sort of the several-blocks-per-row schedule: one block per row orders the row's k answers
+/// that the gather launch wrote (**sort**). Launch num_rows blocks, only for sorted output with
+/// k > 1.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads) topk_sort_rows_kernel(TopkArrays<T> arrays) {
+  using Bits = typename SelectKey<T>::Bits;
+  __shared__ typename AnswerSort<Bits>::TempStorage storage;
+  const std::size_t row_index = blockIdx.x;
+  sort_answers<T>(arrays.values_out + row_index * arrays.k,
+                  arrays.indices_out + row_index * arrays.k, arrays.k, arrays.largest, storage);
 }
 
 }  // namespace sortlab::stage07

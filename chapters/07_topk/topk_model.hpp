@@ -97,6 +97,29 @@ SelectTrace<T> model_radix_select(const std::vector<T>& row, std::size_t k, bool
   return trace;
 }
 
+/// The sort step of both schedules: a stable sort of a row's answers by select bits, best first,
+/// as stage 05's block sort does on the GPU, so equal values keep the gather's column order.
+/// \param largest true for the k largest, false for the k smallest
+/// \param values the row's answers, sorted in place
+/// \param indices their columns, permuted the same way
+template <typename T>
+void model_sort_answers(bool largest, std::vector<T>& values, std::vector<std::int64_t>& indices) {
+  const std::size_t k = values.size();
+  std::vector<std::size_t> order(k);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return SelectKey<T>::bits(values[a], largest) > SelectKey<T>::bits(values[b], largest);
+  });
+  std::vector<T> sorted_values(k);
+  std::vector<std::int64_t> sorted_indices(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    sorted_values[j] = values[order[j]];
+    sorted_indices[j] = indices[order[j]];
+  }
+  values.swap(sorted_values);
+  indices.swap(sorted_indices);
+}
+
 /// The model's top-k of one row, the way the kernel gathers it: select the k-th value, then in
 /// column order write every value strictly better than it to positions 0 .. beyond - 1 and the
 /// first `equal_taken` values equal to it after them (the kernel finds each position with a
@@ -129,20 +152,119 @@ void model_topk_row(const std::vector<T>& row, std::size_t k, const TopkOptions&
     }
   }
   if (!options.sorted) return;
-  std::vector<std::size_t> order(k);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return SelectKey<T>::bits(values[a], options.largest) >
-           SelectKey<T>::bits(values[b], options.largest);
+  model_sort_answers(options.largest, values, indices);
+}
+
+/// What the several-blocks-per-row schedule computes for one row, recorded for tests: the
+/// per-block tallies (answers better than the k-th value, values equal to it) and the offsets
+/// scanned from them in block order.
+struct BlockedGather {
+  std::vector<std::uint64_t> beyond;         ///< per block: values better than the k-th value
+  std::vector<std::uint64_t> equal;          ///< per block: values equal to it
+  std::vector<std::uint64_t> beyond_before;  ///< exclusive sum of beyond in block order
+  std::vector<std::uint64_t> equal_before;   ///< exclusive sum of equal in block order
+};
+
+/// The model of the several-blocks-per-row schedule for one row cut into spans of
+/// \p values_per_block values (the last span may be shorter), step by step as the kernels do
+/// it: per pass, every block counts its span's candidates into its own histogram and adds to its
+/// tally the values the previous pass put above the chosen digit; the row's digit is chosen from
+/// the sum of the block histograms; after the last pass each block's beyond and equal counts are
+/// scanned in block order, and each block gathers its span at those offsets. The result must be
+/// model_topk_row()'s, element for element (also unsorted): the tests check that. For
+/// 1 <= k <= row length and values_per_block >= 1.
+/// \param row the values of one row
+/// \param k values to pick
+/// \param options largest or smallest, sorted or not
+/// \param values_per_block span of one block
+/// \param values receives the k values
+/// \param indices receives their k columns
+/// \param record when not null, receives the per-block tallies and offsets
+template <typename T>
+void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkOptions& options,
+                           std::size_t values_per_block, std::vector<T>& values,
+                           std::vector<std::int64_t>& indices, BlockedGather* record = nullptr) {
+  using Bits = typename SelectKey<T>::Bits;
+  require(k >= 1 && k <= row.size() && values_per_block >= 1, [&] {
+    return "model_topk_row_blocks: need 1 <= k <= row length and a span of at least 1, got k = " +
+           std::to_string(k) + ", length " + std::to_string(row.size()) + ", span " +
+           std::to_string(values_per_block);
   });
-  std::vector<T> sorted_values(k);
-  std::vector<std::int64_t> sorted_indices(k);
-  for (std::size_t j = 0; j < k; ++j) {
-    sorted_values[j] = values[order[j]];
-    sorted_indices[j] = indices[order[j]];
+  const std::size_t blocks = (row.size() + values_per_block - 1) / values_per_block;
+  const auto span_begin = [&](std::size_t b) { return b * values_per_block; };
+  const auto span_end = [&](std::size_t b) {
+    return std::min(row.size(), (b + 1) * values_per_block);
+  };
+  std::vector<std::array<std::uint64_t, kNumDigits>> counts(blocks);
+  BlockedGather gather;
+  gather.beyond.assign(blocks, 0);
+  gather.equal.assign(blocks, 0);
+  SelectPrefix<Bits> prefix;
+  std::uint64_t k_left = k;
+  std::uint32_t chosen = 0;
+  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+    const int shift = digit_shift<T>(pass);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      // tally: the previous pass's counts of this block above the digit it chose
+      if (pass > 0)
+        for (std::uint32_t d = chosen + 1; d < kNumDigits; ++d) gather.beyond[b] += counts[b][d];
+      counts[b].fill(0);  // count
+      for (std::size_t i = span_begin(b); i < span_end(b); ++i) {
+        const Bits bits = SelectKey<T>::bits(row[i], options.largest);
+        if (prefix.matches(bits)) ++counts[b][digit_at(bits, shift)];
+      }
+    }
+    // choose digit: the last block to arrive sums the row's histograms
+    std::uint64_t above = 0;
+    for (int digit = kNumDigits - 1; digit >= 0; --digit) {
+      std::uint64_t count = 0;
+      for (std::size_t b = 0; b < blocks; ++b) count += counts[b][static_cast<std::size_t>(digit)];
+      if (above < k_left && above + count >= k_left) {
+        chosen = static_cast<std::uint32_t>(digit);
+        break;
+      }
+      above += count;
+    }
+    k_left -= above;
+    prefix.fix(chosen, shift);
   }
-  values.swap(sorted_values);
-  indices.swap(sorted_indices);
+  // plan the gather: the last pass's share of each block, then scans in block order
+  gather.beyond_before.assign(blocks, 0);
+  gather.equal_before.assign(blocks, 0);
+  std::uint64_t beyond_running = 0, equal_running = 0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    for (std::uint32_t d = chosen + 1; d < kNumDigits; ++d) gather.beyond[b] += counts[b][d];
+    gather.equal[b] = counts[b][chosen];
+    gather.beyond_before[b] = beyond_running;
+    gather.equal_before[b] = equal_running;
+    beyond_running += gather.beyond[b];
+    equal_running += gather.equal[b];
+  }
+  const Bits kth_bits = prefix.desired;
+  const std::uint64_t equal_wanted = k_left, beyond_wanted = k - k_left;
+  // gather: every block at its own offsets, in any block order
+  values.assign(k, T{});
+  indices.assign(k, -1);
+  for (std::size_t b = blocks; b-- > 0;) {  // backwards on purpose: no block waits for another
+    std::uint64_t beyond_done = 0, equal_done = 0;
+    for (std::size_t column = span_begin(b); column < span_end(b); ++column) {
+      const Bits bits = SelectKey<T>::bits(row[column], options.largest);
+      std::uint64_t at = k;
+      if (bits > kth_bits) {
+        at = gather.beyond_before[b] + beyond_done++;
+      } else if (bits == kth_bits) {
+        const std::uint64_t rank = gather.equal_before[b] + equal_done++;
+        if (rank < equal_wanted) at = beyond_wanted + rank;
+      }
+      if (at < k) {
+        values[at] = row[column];
+        indices[at] = static_cast<std::int64_t>(column);
+      }
+    }
+  }
+  if (record != nullptr) *record = gather;
+  if (!options.sorted) return;
+  model_sort_answers(options.largest, values, indices);
 }
 
 /// Throws sortlab::Error unless \p input holds `num_rows * row_length` values and

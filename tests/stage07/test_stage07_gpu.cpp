@@ -1,12 +1,19 @@
 /// \file
-/// \brief Stage 07 top-k on the GPU (the single-block schedule passed all of these on an H100 on
-/// 2026-11-23, compute-sanitizer memcheck and racecheck clean; no speed measured): against the
-/// CPU reference on fresh random inputs of every harness distribution, for all seven value types;
-/// all-equal rows, many ties at the k-th value, NaNs and infinities; k = 1, k = row length, rows of
-/// length 1, rows far longer than a block's 256-value chunk, many short rows; largest and smallest;
-/// sorted (as sequences) and unsorted (as sets of (value, column)); outputs poisoned before every
-/// run; a reused scratch; CUDA graph capture and replay. Every shape honours SORTLAB_TEST_MAX_N
-/// (rows x row_length values at most; bigger shapes are skipped).
+/// \brief Stage 07 top-k on the GPU (the single-block schedule passed this suite, as it was then,
+/// on an H100 on 2026-11-23, compute-sanitizer memcheck and racecheck clean; the
+/// several-blocks-per-row schedule and the tests added with it have NOT run on a GPU yet; no speed
+/// measured): against the CPU reference on fresh random inputs of every harness distribution, for
+/// all seven value types; all-equal rows, many ties at the k-th value, NaNs and infinities; k = 1,
+/// k = row length, rows of length 1, rows far longer than a block's 256-value chunk, many short
+/// rows; largest and smallest; sorted (as sequences) and unsorted (as sets of (value, column));
+/// outputs poisoned before every run; a reused scratch; CUDA graph capture and replay. Every shape
+/// honours SORTLAB_TEST_MAX_N (rows x row_length values at most; bigger shapes are skipped).
+///
+/// Every case runs both schedules: one block per row, and several blocks per row with the tests'
+/// span (kTestValuesPerBlock = 512 values per block, so a row of a few thousand values, under the
+/// sanitizer's cap, spans many blocks; rows shorter than one span run it with one block). Both
+/// must give the CPU model's output element for element, unsorted output included (the
+/// documented order). Rows of millions of values (outside the cap) also run the automatic rule.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,9 +69,20 @@ std::vector<std::size_t> ks_for(std::size_t length) {
   return ks;
 }
 
+/// The schedules every case runs: one block per row, and several blocks per row with the tests'
+/// span. \p options gives largest and sorted.
+std::vector<std::pair<std::string, TopkOptions>> both_schedules(TopkOptions options) {
+  TopkOptions one = options, several = options;
+  one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
+  several.schedule = stage07::TopkSchedule::kBlocksPerRow;
+  several.values_per_block = stage07::kTestValuesPerBlock;
+  return {{"one block per row", one}, {"several blocks per row", several}};
+}
+
 /// Runs topk on \p input (rows x row_length) with outputs and scratch poisoned first, and checks
-/// it against the reference: as sequences when sorted, as sets of (value, column) otherwise.
-/// Returns the difference ("" when equal).
+/// it against the reference (as sequences when sorted, as sets of (value, column) otherwise) and
+/// against the CPU model's exact sequence (which fixes the unsorted order too). Returns the
+/// difference ("" when equal).
 template <typename T>
 std::string run_and_compare(const std::vector<T>& input, const Shape& shape, std::size_t k,
                             const TopkOptions& options) {
@@ -85,21 +103,32 @@ std::string run_and_compare(const std::vector<T>& input, const Shape& shape, std
   std::vector<std::int64_t> want_indices;
   stage07::reference_topk(input, shape.rows, shape.row_length, k, options.largest, want_values,
                           want_indices);
-  return stage07::compare_topk(want_values, want_indices, values_out.download(),
-                               indices_out.download(), shape.rows, k, options.sorted);
+  const std::vector<T> got_values = values_out.download();
+  const std::vector<std::int64_t> got_indices = indices_out.download();
+  const std::string difference = stage07::compare_topk(want_values, want_indices, got_values,
+                                                       got_indices, shape.rows, k, options.sorted);
+  if (!difference.empty()) return "against the reference: " + difference;
+  stage07::model_topk(input, shape.rows, shape.row_length, k, options, want_values, want_indices);
+  const std::string order = stage07::compare_topk(want_values, want_indices, got_values,
+                                                  got_indices, shape.rows, k, /*sorted=*/true);
+  return order.empty() ? order : "against the model's order: " + order;
 }
 
-/// Every option for one input: largest and smallest, sorted (where k allows) and unsorted.
+/// Every option for one input: largest and smallest, sorted (where k allows) and unsorted, each
+/// on both schedules.
 template <typename T>
 void check_all_options(const std::vector<T>& input, const Shape& shape, std::size_t k,
                        const std::string& label) {
   for (bool largest : {true, false})
     for (bool sorted : {true, false}) {
       if (sorted && k > stage07::kMaxSortedK) continue;
-      SCOPED_TRACE(label + " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
-                   (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
-      const std::string difference = run_and_compare(input, shape, k, TopkOptions{largest, sorted});
-      ASSERT_TRUE(difference.empty()) << difference;
+      for (const auto& [schedule, options] : both_schedules(TopkOptions{largest, sorted})) {
+        SCOPED_TRACE(label + " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
+                     (largest ? " largest" : " smallest") + (sorted ? " sorted " : " unsorted ") +
+                     schedule);
+        const std::string difference = run_and_compare(input, shape, k, options);
+        ASSERT_TRUE(difference.empty()) << difference;
+      }
     }
 }
 
@@ -144,6 +173,62 @@ TYPED_TEST(Stage07Gpu, ManyTiesAtTheKthValue) {
     const std::size_t k = shape.row_length / 2;
     check_all_options(input, shape, k, case_label(input.size(), "ties", seed));
     if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Rows of 3 spans + 17 values (several blocks per row: 4 blocks of 512, the last of 17) and
+// shorter ones, under the sanitizer's cap of 6200 values: every distribution, k around a span's
+// size, k = row length, on both schedules (check_all_options()).
+TYPED_TEST(Stage07Gpu, RowsSpanningManyBlocks) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  const std::size_t span = stage07::kTestValuesPerBlock, length = 3 * span + 17;
+  const std::vector<Shape> shapes = {{1, length}, {3, length}, {2, span}, {4, span + 1}};
+  for (const Shape& shape : shapes) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + 3 * n);
+      for (std::size_t k : {std::size_t{1}, std::size_t{17}, span - 1, span, span + 1,
+                            shape.row_length / 2, shape.row_length}) {
+        if (k > shape.row_length) continue;
+        check_all_options(input, shape, k, case_label(n, sortlab::to_string(distribution), seed));
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several
+// blocks per row with the rule's span, on uniform values and on few distinct ones (many ties
+// spread over every block). Unsorted for k beyond the sort's tile.
+TEST(Stage07GpuLarge, LongRowsEverySchedule) {
+  const std::uint64_t seed = test_seed();
+  const std::vector<Shape> shapes = {
+      {1, (std::size_t{1} << 22) + 5}, {3, 1000003}, {40, 300000}, {200, 20000}};
+  for (const Shape& shape : shapes) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    for (sortlab::Distribution distribution :
+         {sortlab::Distribution::kUniform, sortlab::Distribution::kFewDistinct}) {
+      const auto input = sortlab::generate_keys<float>(distribution, n, seed + n);
+      for (std::size_t k :
+           {std::size_t{1}, std::size_t{64}, stage07::kMaxSortedK, std::size_t{70000}}) {
+        if (k > shape.row_length) continue;
+        for (stage07::TopkSchedule schedule :
+             {stage07::TopkSchedule::kAuto, stage07::TopkSchedule::kOneBlockPerRow,
+              stage07::TopkSchedule::kBlocksPerRow}) {
+          TopkOptions options;
+          options.sorted = k <= stage07::kMaxSortedK;
+          options.schedule = schedule;
+          SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
+                       " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
+                       " schedule=" + std::to_string(static_cast<int>(schedule)));
+          const std::string difference = run_and_compare(input, shape, k, options);
+          ASSERT_TRUE(difference.empty()) << difference;
+        }
+      }
+    }
   }
 }
 
@@ -198,37 +283,51 @@ TEST(Stage07GpuEdges, UsageSnippet) {
   EXPECT_EQ(indices_out.download(), (std::vector<std::int64_t>{2, 0, 1, 3}));
 }
 
-// One scratch, poisoned once, reused by calls of different shapes and options.
+// One scratch, poisoned once and never cleared by the caller, reused by calls of different
+// shapes on both schedules: the several-blocks-per-row schedule keeps its counts, tallies and
+// tickets there, so stale values from the poison or from the previous call must not matter.
 TEST(Stage07GpuEdges, ReusedScratch) {
   const std::uint64_t seed = test_seed();
-  DeviceBuffer<unsigned char> temp(4096);
+  const auto schedules = both_schedules(TopkOptions{});
+  std::size_t most = 0;
+  for (const Shape& shape : all_shapes())
+    for (const auto& schedule : schedules) {
+      std::size_t bytes = 0;
+      stage07::topk<float>(nullptr, bytes, nullptr, shape.rows, shape.row_length,
+                           std::min<std::size_t>(shape.row_length, 5), nullptr, nullptr,
+                           schedule.second);
+      most = std::max(most, bytes);
+    }
+  DeviceBuffer<unsigned char> temp(most);
   temp.poison();
-  for (const Shape& shape : all_shapes()) {
-    const auto input = sortlab::generate_keys<float>(sortlab::Distribution::kUniform,
-                                                     shape.rows * shape.row_length, seed);
-    const std::size_t k = std::min<std::size_t>(shape.row_length, 5);
-    DeviceBuffer<float> values_in(input), values_out(shape.rows * k);
-    DeviceBuffer<std::int64_t> indices_out(shape.rows * k);
-    values_out.poison();
-    indices_out.poison();
-    std::size_t bytes = temp.size();
-    stage07::topk<float>(temp.data(), bytes, values_in.data(), shape.rows, shape.row_length, k,
-                         values_out.data(), indices_out.data());
-    SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> want_values;
-    std::vector<std::int64_t> want_indices;
-    stage07::reference_topk(input, shape.rows, shape.row_length, k, true, want_values,
-                            want_indices);
-    const std::string difference =
-        stage07::compare_topk(want_values, want_indices, values_out.download(),
-                              indices_out.download(), shape.rows, k, true);
-    EXPECT_TRUE(difference.empty()) << difference;
-  }
+  for (const Shape& shape : all_shapes())
+    for (const auto& [schedule, options] : schedules) {
+      SCOPED_TRACE("rows=" + std::to_string(shape.rows) +
+                   " length=" + std::to_string(shape.row_length) + " " + schedule);
+      const auto input = sortlab::generate_keys<float>(sortlab::Distribution::kUniform,
+                                                       shape.rows * shape.row_length, seed);
+      const std::size_t k = std::min<std::size_t>(shape.row_length, 5);
+      DeviceBuffer<float> values_in(input), values_out(shape.rows * k);
+      DeviceBuffer<std::int64_t> indices_out(shape.rows * k);
+      values_out.poison();
+      indices_out.poison();
+      std::size_t bytes = temp.size();
+      stage07::topk<float>(temp.data(), bytes, values_in.data(), shape.rows, shape.row_length, k,
+                           values_out.data(), indices_out.data(), options);
+      SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<float> want_values;
+      std::vector<std::int64_t> want_indices;
+      stage07::reference_topk(input, shape.rows, shape.row_length, k, true, want_values,
+                              want_indices);
+      const std::string difference =
+          stage07::compare_topk(want_values, want_indices, values_out.download(),
+                                indices_out.download(), shape.rows, k, true);
+      EXPECT_TRUE(difference.empty()) << difference;
+    }
 }
 
-// The call queues its work on its stream and nothing else: captured into a CUDA graph once,
-// the graph picks the top-k of whatever the input holds each time it is replayed.
-TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
+/// Captures one top-k call with \p options into a CUDA graph and replays it on three inputs.
+void capture_and_replay(const TopkOptions& options) {
   const std::uint64_t seed = test_seed();
   const sortlab::CudaStream stream;
   // 64 rows of 1000, fewer under a small SORTLAB_TEST_MAX_N (but always one).
@@ -238,15 +337,14 @@ TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
   DeviceBuffer<std::int64_t> indices_out(answers);
   std::size_t temp_bytes = 0;
   stage07::topk<float>(nullptr, temp_bytes, values_in.data(), shape.rows, shape.row_length, k,
-                       values_out.data(), indices_out.data());
+                       values_out.data(), indices_out.data(), options);
   DeviceBuffer<unsigned char> temp(temp_bytes);
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());  // the allocations are done before the capture
 
   cudaGraph_t graph = nullptr;
   SORTLAB_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
   stage07::topk<float>(temp.data(), temp_bytes, values_in.data(), shape.rows, shape.row_length, k,
-                       values_out.data(), indices_out.data(), TopkOptions{true, true},
-                       stream.get());
+                       values_out.data(), indices_out.data(), options, stream.get());
   SORTLAB_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
   cudaGraphExec_t exec = nullptr;
   SORTLAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
@@ -271,6 +369,18 @@ TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
   }
   SORTLAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
   SORTLAB_CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
+// The call queues its work on its stream and nothing else: captured into a CUDA graph once,
+// the graph picks the top-k of whatever the input holds each time it is replayed, on both
+// schedules (several blocks per row: the memset of the tickets, the passes, the gather and the
+// sort are all in the graph, and the replays reuse the scratch the previous one left).
+TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
+  for (const auto& [schedule, schedule_options] : both_schedules(TopkOptions{true, true})) {
+    SCOPED_TRACE(schedule);
+    capture_and_replay(schedule_options);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 }  // namespace

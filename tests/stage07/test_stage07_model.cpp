@@ -254,6 +254,205 @@ TYPED_TEST(Stage07Typed, ModelEqualsTheReference) {
   }
 }
 
+// The several-blocks-per-row schedule's model (per-block counts, the row's digit chosen from
+// their sum, per-block tallies scanned in block order, every block gathering its own span) gives
+// the one-block model's output element for element, also unsorted: the GPU's two schedules may
+// therefore be compared as sequences. Spans of 1 value, of a chunk, of the tests' span, and
+// longer than the row.
+TYPED_TEST(Stage07Typed, BlockedModelEqualsTheOneBlockModel) {
+  using T = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t share = stage07::kTestValuesPerBlock;
+  for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+    for (std::size_t length : {std::size_t{1}, std::size_t{7}, std::size_t{600}, 3 * share + 17}) {
+      const auto row = sortlab::generate_keys<T>(distribution, length, seed ^ (length * 77));
+      for (std::size_t span : {std::size_t{1}, std::size_t{256}, share, 4 * share}) {
+        if (span == 1 && length > 600) continue;  // a block per value: slow, and 600 shows it
+        for (std::size_t k :
+             {std::size_t{1}, std::size_t{2}, span, span + 1, length / 2, length - 1, length}) {
+          if (k == 0 || k > length) continue;
+          for (bool largest : {true, false})
+            for (bool sorted : {true, false}) {
+              SCOPED_TRACE(
+                  sortlab::testing::case_label(length, sortlab::to_string(distribution), seed) +
+                  " span=" + std::to_string(span) + " k=" + std::to_string(k) +
+                  (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
+              std::vector<T> one_values, blocked_values;
+              std::vector<std::int64_t> one_indices, blocked_indices;
+              stage07::BlockedGather record;
+              stage07::model_topk_row(row, k, TopkOptions{largest, sorted}, one_values,
+                                      one_indices);
+              stage07::model_topk_row_blocks(row, k, TopkOptions{largest, sorted}, span,
+                                             blocked_values, blocked_indices, &record);
+              ASSERT_EQ(blocked_indices, one_indices);
+              const std::string difference = stage07::compare_topk(
+                  one_values, one_indices, blocked_values, blocked_indices, 1, k, true);
+              ASSERT_TRUE(difference.empty()) << difference;
+              // The tallies cover the row: every beyond value is an answer, and the equal
+              // values are at least the ones taken.
+              const auto trace = stage07::model_radix_select(row, k, largest);
+              std::uint64_t beyond = 0, equal = 0;
+              for (std::size_t b = 0; b < record.beyond.size(); ++b) {
+                ASSERT_EQ(record.beyond_before[b], beyond);
+                ASSERT_EQ(record.equal_before[b], equal);
+                beyond += record.beyond[b];
+                equal += record.equal[b];
+              }
+              ASSERT_EQ(record.beyond.size(), (length + span - 1) / span);
+              ASSERT_EQ(beyond, trace.beyond);
+              ASSERT_GE(equal, trace.equal_taken);
+            }
+        }
+      }
+    }
+  }
+}
+
+// ---- The schedule rule and the scratch it needs (pure host arithmetic) ------------------------
+
+TEST(Stage07Schedule, TargetGridFromTheSmCount) {
+  EXPECT_EQ(stage07::multi_block_target(132), 528u);  // an H100 SXM: four blocks per SM
+  EXPECT_EQ(stage07::multi_block_target(1), 4u);
+  EXPECT_EQ(stage07::multi_block_target(0), 1u);
+  EXPECT_EQ(stage07::multi_block_target(5000), stage07::kMaxTargetBlocks);
+}
+
+// The rule on an H100's target of 528 blocks, with the spans worked out by hand:
+// span = ceil(length / blocks) rounded up to 256, blocks = ceil(length / span).
+TEST(Stage07Schedule, RuleOnAnH100) {
+  const std::size_t target = 528;
+  const TopkOptions automatic;
+  const auto split = [&](std::size_t rows, std::size_t length) {
+    return stage07::select_schedule(rows, length, automatic, target);
+  };
+  // One row of 2^28: 528 blocks of 508416 values (2^28 / 528 = 508400.5, rounded up to 256).
+  auto s = split(1, std::size_t{1} << 28);
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 528u);
+  EXPECT_EQ(s.values_per_block, 508416u);
+  // 64 rows of 2^20: ceil(528 / 64) = 9 blocks of 116736 values.
+  s = split(64, std::size_t{1} << 20);
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 9u);
+  EXPECT_EQ(s.values_per_block, 116736u);
+  // Batch 16 of a 128256 vocabulary: 32 blocks of kMinValuesPerBlock = 4096 values.
+  s = split(16, 128256);
+  EXPECT_EQ(s.blocks_per_row, 32u);
+  EXPECT_EQ(s.values_per_block, 4096u);
+  // Batch 1 of 32000: 8 blocks of 4096.
+  s = split(1, 32000);
+  EXPECT_EQ(s.blocks_per_row, 8u);
+  // 4097 values: two blocks of 2304; 4096 values: one block per row.
+  s = split(1, 4097);
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 2u);
+  EXPECT_EQ(s.values_per_block, 2304u);
+  EXPECT_FALSE(split(1, 4096).several_blocks);
+  // 264 rows or more give every SM two blocks already: one block per row, however long.
+  EXPECT_FALSE(split(264, std::size_t{1} << 20).several_blocks);
+  EXPECT_TRUE(split(263, std::size_t{1} << 20).several_blocks);
+  EXPECT_FALSE(split(1024, 65536).several_blocks);
+  s = split(1024, 65536);
+  EXPECT_EQ(s.blocks_per_row, 1u);
+  EXPECT_EQ(s.values_per_block, 65536u);
+  EXPECT_FALSE(split(0, 100).several_blocks);
+}
+
+TEST(Stage07Schedule, ForcedSchedulesAndSpans) {
+  TopkOptions one;
+  one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
+  EXPECT_FALSE(stage07::select_schedule(1, std::size_t{1} << 28, one, 528).several_blocks);
+  TopkOptions multi;
+  multi.schedule = stage07::TopkSchedule::kBlocksPerRow;
+  // A row shorter than one chunk still runs the several-blocks kernels, with one block.
+  auto s = stage07::select_schedule(3, 7, multi, 528);
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 1u);
+  EXPECT_EQ(s.values_per_block, 256u);
+  // Many rows: the rule's count (here 1) instead of one block per row's kernel.
+  s = stage07::select_schedule(5000, 70000, multi, 528);
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 1u);
+  // The tests' span: 3 spans + 17 values are 4 blocks.
+  multi.values_per_block = stage07::kTestValuesPerBlock;
+  s = stage07::select_schedule(2, 3 * stage07::kTestValuesPerBlock + 17, multi, 528);
+  EXPECT_EQ(s.blocks_per_row, 4u);
+  EXPECT_EQ(s.values_per_block, stage07::kTestValuesPerBlock);
+  // A span is rounded up to whole 256-value chunks.
+  multi.values_per_block = 100;
+  s = stage07::select_schedule(1, 1553, multi, 528);
+  EXPECT_EQ(s.values_per_block, 256u);
+  EXPECT_EQ(s.blocks_per_row, 7u);
+  // A span without a forced schedule: the rule still decides whether to split.
+  TopkOptions span_only;
+  span_only.values_per_block = 512;
+  EXPECT_TRUE(stage07::select_schedule(2, 1553, span_only, 528).several_blocks);
+  EXPECT_FALSE(stage07::select_schedule(264, 1553, span_only, 528).several_blocks);
+  EXPECT_FALSE(stage07::select_schedule(2, 512, span_only, 528).several_blocks);
+}
+
+// The scratch is planned for the largest target, so the split of any GPU fits in it.
+TEST(Stage07Schedule, MonotoneInTheTarget) {
+  const std::size_t shapes[][2] = {
+      {1, std::size_t{1} << 28}, {7, 100000}, {64, 1 << 20}, {200, 5000}, {3, 4097}, {1000, 300}};
+  for (const auto& shape : shapes) {
+    const auto planned =
+        stage07::select_schedule(shape[0], shape[1], TopkOptions{}, stage07::kMaxTargetBlocks);
+    for (std::size_t target = 1; target <= stage07::kMaxTargetBlocks; target += 37) {
+      const auto split = stage07::select_schedule(shape[0], shape[1], TopkOptions{}, target);
+      SCOPED_TRACE(std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " target " +
+                   std::to_string(target));
+      if (split.several_blocks) {
+        ASSERT_TRUE(planned.several_blocks);
+        ASSERT_LE(split.blocks_per_row, planned.blocks_per_row);
+      }
+    }
+  }
+}
+
+// The scratch of a split, worked out by hand: 256 u32 counts (1 KiB) and a 16-byte tally per
+// block, a 16-byte state per row, each array rounded up to 256 bytes, plus 255 bytes of slack
+// for aligning the caller's pointer. The size query answers the same.
+TEST(Stage07Schedule, ScratchPlanOfASplit) {
+  TopkOptions multi;
+  multi.schedule = stage07::TopkSchedule::kBlocksPerRow;
+  multi.values_per_block = stage07::kTestValuesPerBlock;
+  // 2 rows x 4 blocks: 8192 + 256 (128 bytes of tallies) + 256 (32 bytes of states) + 255.
+  EXPECT_EQ(stage07::plan_scratch(2, 1553, 5, multi).bytes(), 8959u);
+  std::size_t bytes = 0;
+  stage07::topk<float>(nullptr, bytes, nullptr, 2, 1553, 5, nullptr, nullptr, multi);
+  EXPECT_EQ(bytes, 8959u);
+  // One row of 2^28 with the rule, planned for 4096 blocks of 65536 values:
+  // 4 MiB of counts + 64 KiB of tallies + 256 + 255.
+  bytes = 0;
+  stage07::topk<float>(nullptr, bytes, nullptr, 1, std::size_t{1} << 28, 1024, nullptr, nullptr);
+  EXPECT_EQ(bytes, 4194304u + 65536u + 256u + 255u);
+  // 2048 rows fill any planned grid: one block per row, the one byte of a kernel without scratch.
+  bytes = 0;
+  stage07::topk<float>(nullptr, bytes, nullptr, 2048, 1000000, 8, nullptr, nullptr);
+  EXPECT_EQ(bytes, 1u);
+  // Forced one block per row never needs scratch.
+  TopkOptions one;
+  one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
+  bytes = 0;
+  stage07::topk<float>(nullptr, bytes, nullptr, 1, std::size_t{1} << 28, 1, nullptr, nullptr, one);
+  EXPECT_EQ(bytes, 1u);
+}
+
+TEST(Stage07Schedule, TooManyBlocksIsAnError) {
+  TopkOptions multi;
+  multi.schedule = stage07::TopkSchedule::kBlocksPerRow;
+  multi.values_per_block = 256;
+  std::size_t bytes = 0;
+  // 2^20 rows x 4096 blocks = 2^32 blocks: more than a grid holds.
+  expect_error(
+      [&] {
+        stage07::topk<float>(nullptr, bytes, nullptr, std::size_t{1} << 20, std::size_t{1} << 20, 1,
+                             nullptr, nullptr, multi);
+      },
+      "more blocks than one grid holds");
+}
+
 // ---- Ties, NaN and infinities by hand ---------------------------------------------------------
 
 TEST(Stage07Model, TiesAtTheKthValueTakeTheLowestColumns) {
