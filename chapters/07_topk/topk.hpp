@@ -45,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/key_traits.hpp"
 #include "common/scratch_layout.hpp"
 
 namespace sortlab::stage07 {
@@ -57,10 +58,40 @@ inline constexpr const char kSummary[] =
 /// Threads of every stage 07 block: one per digit of a pass (select_digits.hpp), so choosing
 /// the digit is one block-wide scan.
 inline constexpr int kBlockThreads = 256;
-/// Keys per thread of the block sort that orders the k results.
-inline constexpr int kSortKeysPerThread = 8;
-/// Largest k that `sorted = true` accepts: one tile of the block sort.
+/// One tile of the block sort (stage 05's BlockRadixSort, kBlockThreads threads) that orders a
+/// row's k answers.
+struct SortTile {
+  int keys_per_thread;  ///< keys each thread holds: the tile is kBlockThreads times this
+  int radix_bits;       ///< digit width of its passes
+};
+/// The block sort's tiles, smallest first: 256, 1024 and 2048 keys. A row's answers use the
+/// smallest tile that holds k (sort_tile_for()), so k = 50 sorts 256 keys, not 2048. The small
+/// tiles use 4-bit digits: with few keys per thread, clearing and scanning each thread's 2^(r-1)+1
+/// packed counter words costs more than the keys, so more, cheaper passes win (stage 06's small
+/// tiles chose the same); the 2048-key tile keeps the 6 bits it was verified with.
+inline constexpr SortTile kSortTiles[] = {{1, 4}, {4, 4}, {8, 6}};
+/// Number of tiles in kSortTiles.
+inline constexpr int kNumSortTiles = 3;
+/// Keys per thread of the largest tile.
+inline constexpr int kSortKeysPerThread = kSortTiles[kNumSortTiles - 1].keys_per_thread;
+/// Largest k that `sorted = true` accepts: the largest tile of the block sort.
 inline constexpr std::size_t kMaxSortedK = std::size_t{kBlockThreads} * kSortKeysPerThread;
+
+/// Keys of the two smaller tiles (scalars: device code may read a constexpr scalar, not the
+/// array).
+inline constexpr std::size_t kSortTile0Keys =
+    std::size_t{kBlockThreads} * static_cast<std::size_t>(kSortTiles[0].keys_per_thread);
+inline constexpr std::size_t kSortTile1Keys =
+    std::size_t{kBlockThreads} * static_cast<std::size_t>(kSortTiles[1].keys_per_thread);
+static_assert(kNumSortTiles == 3 && kSortTile0Keys < kSortTile1Keys && kSortTile1Keys < kMaxSortedK,
+              "three tiles, smallest first");
+
+/// The index in kSortTiles of the smallest tile that holds \p k answers (k <= kMaxSortedK).
+/// Host and device code share it; the CPU tests check the boundaries.
+/// \param k answers per row
+SORTLAB_HOST_DEVICE constexpr int sort_tile_for(std::size_t k) {
+  return k <= kSortTile0Keys ? 0 : k <= kSortTile1Keys ? 1 : 2;
+}
 /// Longest row: counts and columns are 32-bit inside the kernels (int64 indices come out).
 inline constexpr std::size_t kMaxRowLength = (std::size_t{1} << 31) - 1;
 /// Most rows: one block per row, and a grid holds at most 2^31 - 1 blocks.

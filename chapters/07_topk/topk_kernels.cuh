@@ -40,15 +40,22 @@ struct TopkArrays {
   bool sorted;                ///< sort the k answers (k <= kMaxSortedK)
 };
 
-/// Digit width of the block sort's passes: 6, as stage 06's block sort (8-bit digits would need
-/// more packed counters than a 256-thread block's rank tickets can address).
-inline constexpr int kSortRadixBits = 6;
+/// The block sort of tile \p kTile (kSortTiles) that orders the k answers: it sorts their select
+/// bits (not the values, whose order has the NaN and -0.0 rules of select_key.hpp) with each
+/// answer's slot as the value. (8-bit digits would need more packed counters than a 256-thread
+/// block's rank tickets can address: at most 6.)
+template <typename Bits, int kTile>
+using AnswerSort = stage05::BlockRadixSort<Bits, kBlockThreads, kSortTiles[kTile].keys_per_thread,
+                                           std::uint32_t, kSortTiles[kTile].radix_bits>;
 
-/// The block sort that orders the k answers: it sorts their select bits (not the values, whose
-/// order has the NaN and -0.0 rules of select_key.hpp) with each answer's slot as the value.
+/// Shared memory of the answer sort: the tiles are never live at once.
 template <typename Bits>
-using AnswerSort =
-    stage05::BlockRadixSort<Bits, kBlockThreads, kSortKeysPerThread, std::uint32_t, kSortRadixBits>;
+union AnswerSortStorage {
+  typename AnswerSort<Bits, 0>::TempStorage tile0;  ///< 256 keys
+  typename AnswerSort<Bits, 1>::TempStorage tile1;  ///< 1024 keys
+  typename AnswerSort<Bits, 2>::TempStorage tile2;  ///< 2048 keys
+};
+static_assert(kNumSortTiles == 3, "AnswerSortStorage and sort_answers() name every tile");
 
 /// Shared memory of the kernels. The select and gather state is dead once the sort starts, so the
 /// sort's storage shares its bytes.
@@ -56,15 +63,15 @@ template <typename Bits>
 union TopkStorage {
   /// The radix select's and the gather's state.
   struct Select {
-    std::uint32_t counts[kNumDigits];           ///< this pass's digit histogram
-    BlockScanStorage<kBlockThreads> scan;       ///< scratch of the block scans
-    Bits desired;                               ///< the prefix fixed so far (SelectPrefix)
-    Bits mask;                                  ///< which bits are fixed
-    std::uint32_t k_left;                       ///< rank of the k-th value among the candidates
-    std::uint32_t chosen;                       ///< the digit just chosen (several blocks)
-    bool last;                                  ///< this block is its row's last to finish
-  } select;                                     ///< used by the radix select and the gather
-  typename AnswerSort<Bits>::TempStorage sort;  ///< while sorting the answers
+    std::uint32_t counts[kNumDigits];      ///< this pass's digit histogram
+    BlockScanStorage<kBlockThreads> scan;  ///< scratch of the block scans
+    Bits desired;                          ///< the prefix fixed so far (SelectPrefix)
+    Bits mask;                             ///< which bits are fixed
+    std::uint32_t k_left;                  ///< rank of the k-th value among the candidates
+    std::uint32_t chosen;                  ///< the digit just chosen (several blocks)
+    bool last;                             ///< this block is its row's last to finish
+  } select;                                ///< used by the radix select and the gather
+  AnswerSortStorage<Bits> sort;            ///< while sorting the answers
 };
 
 // ---- The scratch of the several-blocks-per-row schedule -----------------------------------------
@@ -203,28 +210,29 @@ __device__ __forceinline__ void gather_span(const T* row, std::size_t begin, std
 /// or a launch boundary), sorts their select bits with each answer's slot, reads every answer at
 /// its slot, waits until all are read, and writes them in order. The unsorted order is (beyond,
 /// then equal), each in column order, and the sort is stable, so equal values end in column
-/// order: the documented tie rule.
-template <typename T>
+/// order: the documented tie rule. Tile \p kTile must hold k (sort_answers_for_k() picks it).
+template <typename T, int kTile>
 __device__ __forceinline__ void sort_answers(
     T* values_out, std::int64_t* indices_out, std::uint32_t k, bool largest,
-    typename AnswerSort<typename SelectKey<T>::Bits>::TempStorage& storage) {
+    typename AnswerSort<typename SelectKey<T>::Bits, kTile>::TempStorage& storage) {
   using Bits = typename SelectKey<T>::Bits;
-  using Sort = AnswerSort<Bits>;
-  Bits keys[kSortKeysPerThread];
-  std::uint32_t slots[kSortKeysPerThread];
+  using Sort = AnswerSort<Bits, kTile>;
+  constexpr int kKeysPerThread = kSortTiles[kTile].keys_per_thread;
+  Bits keys[kKeysPerThread];
+  std::uint32_t slots[kKeysPerThread];
 #pragma unroll
-  for (int i = 0; i < kSortKeysPerThread; ++i) {
-    const std::uint32_t slot = threadIdx.x * kSortKeysPerThread + static_cast<std::uint32_t>(i);
+  for (int i = 0; i < kKeysPerThread; ++i) {
+    const std::uint32_t slot = threadIdx.x * kKeysPerThread + static_cast<std::uint32_t>(i);
     // Padding past k sorts last (all-zero bits in a descending sort): a real answer with zero
     // bits comes earlier in the tile, and the stable sort keeps it before the padding.
     keys[i] = slot < k ? SelectKey<T>::bits(values_out[slot], largest) : Bits{0};
     slots[i] = slot;
   }
   Sort(storage).sort_blocked_to_striped(keys, slots, /*descending=*/true);
-  T sorted_values[kSortKeysPerThread];
-  std::int64_t sorted_indices[kSortKeysPerThread];
+  T sorted_values[kKeysPerThread];
+  std::int64_t sorted_indices[kKeysPerThread];
 #pragma unroll
-  for (int i = 0; i < kSortKeysPerThread; ++i) {
+  for (int i = 0; i < kKeysPerThread; ++i) {
     const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
     if (p < k) {
       sorted_values[i] = values_out[slots[i]];
@@ -233,12 +241,30 @@ __device__ __forceinline__ void sort_answers(
   }
   __syncthreads();  // every answer is read before any is overwritten
 #pragma unroll
-  for (int i = 0; i < kSortKeysPerThread; ++i) {
+  for (int i = 0; i < kKeysPerThread; ++i) {
     const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
     if (p < k) {
       values_out[p] = sorted_values[i];
       indices_out[p] = sorted_indices[i];
     }
+  }
+}
+
+/// Phase **sort** with the smallest tile that holds \p k (sort_tile_for(); block-uniform).
+template <typename T>
+__device__ __forceinline__ void sort_answers_for_k(
+    T* values_out, std::int64_t* indices_out, std::uint32_t k, bool largest,
+    AnswerSortStorage<typename SelectKey<T>::Bits>& storage) {
+  switch (sort_tile_for(k)) {
+    case 0:
+      sort_answers<T, 0>(values_out, indices_out, k, largest, storage.tile0);
+      break;
+    case 1:
+      sort_answers<T, 1>(values_out, indices_out, k, largest, storage.tile1);
+      break;
+    default:
+      sort_answers<T, 2>(values_out, indices_out, k, largest, storage.tile2);
+      break;
   }
 }
 
@@ -307,7 +333,7 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
                  storage.select.scan);
   if (!arrays.sorted || arrays.k == 1) return;
   __syncthreads();  // the block's answers are written and visible to the whole block
-  sort_answers<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
+  sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
 }
 
 // ---- Several blocks per row ---------------------------------------------------------------------
@@ -497,10 +523,11 @@ __global__ void __launch_bounds__(kBlockThreads) topk_gather_kernel(MultiBlockAr
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_sort_rows_kernel(TopkArrays<T> arrays) {
   using Bits = typename SelectKey<T>::Bits;
-  __shared__ typename AnswerSort<Bits>::TempStorage storage;
+  __shared__ AnswerSortStorage<Bits> storage;
   const std::size_t row_index = blockIdx.x;
-  sort_answers<T>(arrays.values_out + row_index * arrays.k,
-                  arrays.indices_out + row_index * arrays.k, arrays.k, arrays.largest, storage);
+  sort_answers_for_k<T>(arrays.values_out + row_index * arrays.k,
+                        arrays.indices_out + row_index * arrays.k, arrays.k, arrays.largest,
+                        storage);
 }
 
 }  // namespace sortlab::stage07

@@ -59,12 +59,14 @@ std::vector<Shape> all_shapes() {
   return kept;
 }
 
-/// The k values a shape runs: 1, 2, 31, half, length - 1, length and one past the sorted limit,
-/// each only where 1 <= k <= length.
+/// The k values a shape runs: 1, 2, 31, half, length - 1, length, both sides of the block sort's
+/// two smaller tiles (256 | 257, 1024 | 1025) and of the sorted limit, each only where
+/// 1 <= k <= length.
 std::vector<std::size_t> ks_for(std::size_t length) {
   std::vector<std::size_t> ks;
   for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{31}, length / 2, length - 1,
-                        length, stage07::kMaxSortedK, stage07::kMaxSortedK + 1})
+                        length, std::size_t{256}, std::size_t{257}, std::size_t{1024},
+                        std::size_t{1025}, stage07::kMaxSortedK, stage07::kMaxSortedK + 1})
     if (k >= 1 && k <= length && std::find(ks.begin(), ks.end(), k) == ks.end()) ks.push_back(k);
   return ks;
 }

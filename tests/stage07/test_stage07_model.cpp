@@ -439,6 +439,18 @@ TEST(Stage07Schedule, ScratchPlanOfASplit) {
   EXPECT_EQ(bytes, 1u);
 }
 
+// Sorted output sorts the smallest tile that holds k: 256, 1024 or 2048 keys.
+TEST(Stage07Schedule, SortTileFromK) {
+  EXPECT_EQ(stage07::sort_tile_for(1), 0);
+  EXPECT_EQ(stage07::sort_tile_for(256), 0);
+  EXPECT_EQ(stage07::sort_tile_for(257), 1);
+  EXPECT_EQ(stage07::sort_tile_for(1024), 1);
+  EXPECT_EQ(stage07::sort_tile_for(1025), 2);
+  EXPECT_EQ(stage07::sort_tile_for(stage07::kMaxSortedK), 2);
+  EXPECT_EQ(stage07::kMaxSortedK, 2048u);
+  static_assert(stage07::sort_tile_for(50) == 0, "usable at compile time");
+}
+
 TEST(Stage07Schedule, TooManyBlocksIsAnError) {
   TopkOptions multi;
   multi.schedule = stage07::TopkSchedule::kBlocksPerRow;
