@@ -9,11 +9,14 @@ returns, so a blocking kernel would only time out), without ncu's own cache flus
         --cache-control none --clock-control none \\
         build/bench/table/bench_all --benchmark_filter='^stage04/u32/keys/n:65536/ands:0/' \\
         --timing=events --min_samples=5 --max_time=0.001 > stage04-65536.csv
-    python3 bench/timing/sort_kernel_time.py stage04-65536.csv
+    python3 bench/timing/sort_kernel_time.py --calls 7 stage04-65536.csv
 
 Every call of the row (warm-up and samples alike) launches the same kernels, so the launch list is
-one call's kernel sequence repeated; the script finds that period and prints, per call, the number
-of kernels and the sum of their durations (median and min over the calls). The events of a sample
+one call's kernel sequence repeated; the script prints, per call, the number of kernels and the
+sum of their durations (median and min over the calls). Give the number of calls the row made
+(`--calls`: two warm-up calls plus `--min_samples`): without it the script takes the smallest
+repeating unit of the launch list, which for a sort whose passes launch identical kernels is
+one *pass*, not one call (stage 01's 32 passes repeat every 5 kernels). The events of a sample
 also include the GPU's gaps between dependent kernels, so they should exceed this sum by about a
 microsecond or two per kernel, never by the host's launch gaps.
 """
@@ -62,9 +65,19 @@ def call_period(kernels: Sequence[Kernel]) -> Optional[int]:
     return None
 
 
-def per_call_ms(kernels: Sequence[Kernel]) -> Tuple[int, List[float]]:
-    """(kernels per call, the summed kernel time of each whole call in ms)."""
-    period = call_period(kernels)
+def per_call_ms(kernels: Sequence[Kernel], calls: Optional[int] = None) -> Tuple[int, List[float]]:
+    """(kernels per call, the summed kernel time of each whole call in ms). With \p calls, the
+    launch list must be exactly that many repetitions of one call; without it, the smallest
+    repeating unit is taken as the call (see the module's note)."""
+    if calls is not None:
+        if calls < 1 or len(kernels) % calls != 0:
+            raise ValueError(f"{len(kernels)} kernels are not {calls} calls of equal length")
+        period = len(kernels) // calls
+        signature = [(name, grid) for name, grid, _ in kernels]
+        if any(signature[i] != signature[i - period] for i in range(period, len(signature))):
+            raise ValueError(f"the {calls} calls do not launch the same kernels")
+    else:
+        period = call_period(kernels)
     if period is None:
         raise ValueError("the kernels do not repeat: profile exactly one benchmark row")
     calls = len(kernels) // period
@@ -73,14 +86,19 @@ def per_call_ms(kernels: Sequence[Kernel]) -> Tuple[int, List[float]]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Prints the per-call kernel time of each CSV given."""
-    paths = list(sys.argv[1:] if argv is None else argv)
+    """Prints the per-call kernel time of each CSV given ([--calls N] CSV...)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    calls: Optional[int] = None
+    if len(args) >= 2 and args[0] == "--calls":
+        calls = int(args[1])
+        args = args[2:]
+    paths = args
     if not paths:
         print(__doc__)
         return 2
     for path in paths:
         with open(path, encoding="utf-8") as handle:
-            period, sums = per_call_ms(parse_ncu_csv(handle.read()))
+            period, sums = per_call_ms(parse_ncu_csv(handle.read()), calls)
         print(f"{path}: {period} kernels per call, {len(sums)} calls, kernel time per call: "
               f"median {statistics.median(sums):.4f} ms, min {min(sums):.4f} ms")
     return 0

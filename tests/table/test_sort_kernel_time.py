@@ -33,6 +33,20 @@ class SortKernelTimeTest(unittest.TestCase):
         self.assertEqual(period, 4)
         self.assertEqual(sums, [0.0045] * 5)
 
+    def test_identical_passes_need_the_call_count(self) -> None:
+        # A two-pass sort whose passes launch the same kernels: the smallest repeating unit is
+        # one pass, so only --calls gives the per-call sum.
+        one_pass = [("count", "(64, 1, 1)", 1000.0), ("scatter", "(64, 1, 1)", 2000.0)]
+        kernels = skt.parse_ncu_csv(ncu_csv(one_pass * 2 * 3))  # three calls of two passes
+        self.assertEqual(skt.per_call_ms(kernels)[0], 2)  # a pass, not a call
+        period, sums = skt.per_call_ms(kernels, calls=3)
+        self.assertEqual(period, 4)
+        self.assertEqual(sums, [0.006] * 3)
+        with self.assertRaises(ValueError):
+            skt.per_call_ms(kernels, calls=4)  # 12 kernels are not 4 equal calls of 3
+        with self.assertRaises(ValueError):  # equal lengths, different kernels
+            skt.per_call_ms(skt.parse_ncu_csv(ncu_csv(one_pass + [("x", "1", 1.0)] * 2)), calls=2)
+
     def test_no_repetition_is_an_error(self) -> None:
         kernels = skt.parse_ncu_csv(ncu_csv([("a", "1", 1.0), ("b", "1", 1.0), ("c", "1", 1.0)]))
         self.assertIsNone(skt.call_period(kernels))
