@@ -21,16 +21,19 @@ namespace sortlab::stage07 {
 
 namespace {
 
+/// ceil(a / b) for b > 0.
 std::size_t divide_up(std::size_t a, std::size_t b) {
   return (a + b - 1) / b;
 }
 
-/// The split of a row of \p row_length values into spans of \p span values (rounded up to whole
-/// chunks of kBlockThreads, so every block but a row's last reads whole chunks).
+/// The split of a row of \p row_length values into spans of \p span values (at most the row,
+/// rounded up to whole chunks of kBlockThreads, so every block but a row's last reads whole
+/// chunks, and the span fits the kernels' 32-bit arithmetic).
 RowSplit split_by_span(std::size_t row_length, std::size_t span) {
   RowSplit split;
   split.several_blocks = true;
-  split.values_per_block = divide_up(std::max<std::size_t>(span, 1), kBlockThreads) * kBlockThreads;
+  span = std::clamp<std::size_t>(span, 1, std::max<std::size_t>(row_length, 1));
+  split.values_per_block = divide_up(span, kBlockThreads) * kBlockThreads;
   split.blocks_per_row = std::max<std::size_t>(divide_up(row_length, split.values_per_block), 1);
   return split;
 }

@@ -383,6 +383,11 @@ TEST(Stage07Schedule, ForcedSchedulesAndSpans) {
   s = stage07::select_schedule(1, 1553, multi, 528);
   EXPECT_EQ(s.values_per_block, 256u);
   EXPECT_EQ(s.blocks_per_row, 7u);
+  // A span longer than the row is the row (rounded up to a chunk): one block.
+  multi.values_per_block = std::size_t{1} << 40;
+  s = stage07::select_schedule(1, 1553, multi, 528);
+  EXPECT_EQ(s.values_per_block, 1792u);
+  EXPECT_EQ(s.blocks_per_row, 1u);
   // A span without a forced schedule: the rule still decides whether to split.
   TopkOptions span_only;
   span_only.values_per_block = 512;
