@@ -102,39 +102,36 @@ __global__ void __launch_bounds__(kHistogramThreads)
   }
 }
 
-/// Block p scans place p's histograms. The sort's keys are counted per chunk (one histogram
-/// kernel launch per chunk of at most chunk_items_for() keys): chunk c's count of digit d in place
-/// p is at `chunk_histograms[(c * places + p) * kDigits + d]`. Every thread owns one digit d:
-///  1. its total over the chunks (64-bit: a sort may hold more than 2^32 keys);
-///  2. the block's exclusive scan of the totals: where digit d's keys start in the pass's output;
-///  3. per chunk, that start plus the digit's keys in the chunks before it, at the same index of
-///     \p chunk_digit_starts: where chunk c's first key of digit d goes.
-/// If one digit holds all \p n keys the pass would change nothing, and its bit of
+/// Block p scans place p's histograms. The keys are counted per chunk (one histogram kernel
+/// launch per chunk of at most chunk_items_for() keys, so each count fits 32 bits): chunk c's count
+/// of digit d in place p is at `chunk_histograms[(c * places + p) * kDigits + d]`. Thread d sums
+/// digit d's counts over the chunks (64-bit: a sort may hold more than 2^32 keys), and the block
+/// scans the sums: \p digit_starts[p * kDigits + d] is where pass p puts its first key of digit
+/// d. If one digit holds all \p n keys the pass would change nothing, and its bit of
 /// \p running_passes (zeroed by the host) stays clear: the pass is skipped (pass_roles.hpp).
 /// Launched with one block per place and kDigits threads.
 /// \param chunk_histograms chunks x places x kDigits counts
 /// \param num_chunks chunks of the sort (at least 1)
 /// \param num_places digit places (passes) of the sort
 /// \param n keys of the sort
-/// \param chunk_digit_starts chunks x places x kDigits output positions
+/// \param digit_starts places x kDigits output positions
 /// \param running_passes receives bit p for every pass p that must run (null: not recorded)
 __global__ void __launch_bounds__(kDigits)
     scan_histograms_kernel(const std::uint32_t* chunk_histograms, int num_chunks, int num_places,
-                           std::size_t n, std::uint64_t* chunk_digit_starts,
+                           std::size_t n, std::uint64_t* digit_starts,
                            std::uint32_t* running_passes) {
   __shared__ std::uint64_t sums[kDigits];
   const int place = blockIdx.x, digit = threadIdx.x;
-  const auto entry = [&](int chunk) {
-    return (static_cast<std::size_t>(chunk) * num_places + place) * kDigits + digit;
-  };
   std::uint64_t total = 0;
-  for (int chunk = 0; chunk < num_chunks; ++chunk) total += chunk_histograms[entry(chunk)];
+  for (int chunk = 0; chunk < num_chunks; ++chunk)
+    total += chunk_histograms[(static_cast<std::size_t>(chunk) * num_places + place) * kDigits +
+                              digit];
 
   // A pass runs unless one digit holds every key.
   const bool trivial = __syncthreads_or(total == n) != 0;
   if (digit == 0 && !trivial && running_passes != nullptr) atomicOr(running_passes, 1u << place);
 
-  // Inclusive scan of the 256 totals (Hillis-Steele: 8 steps; once per sort, so simplicity wins).
+  // Inclusive scan of the 256 sums (Hillis-Steele: 8 steps; once per sort, so simplicity wins).
   sums[digit] = total;
   __syncthreads();
   for (int offset = 1; offset < kDigits; offset *= 2) {
@@ -143,11 +140,7 @@ __global__ void __launch_bounds__(kDigits)
     sums[digit] += add;
     __syncthreads();
   }
-  std::uint64_t start = sums[digit] - total;  // exclusive
-  for (int chunk = 0; chunk < num_chunks; ++chunk) {
-    chunk_digit_starts[entry(chunk)] = start;
-    start += chunk_histograms[entry(chunk)];
-  }
+  digit_starts[static_cast<std::size_t>(place) * kDigits + digit] = sums[digit] - total;
 }
 
 // ---- One pass: the onesweep kernel
@@ -174,8 +167,14 @@ struct PassParams {
   std::size_t chunk_first = 0;                  ///< the chunk's first key in the arrays
   std::size_t n = 0;                            ///< keys of the chunk
   std::uint32_t num_tiles = 0;                  ///< tiles of the chunk (= blocks)
-  /// Where the chunk's first key of each digit goes (kDigits entries, 64-bit).
+  /// Where the chunk's first key of each digit goes (kDigits entries, 64-bit): for chunk 0 the
+  /// scan kernel's digit starts, for a later chunk what the chunk before it left in
+  /// next_chunk_starts.
   const std::uint64_t* digit_starts = nullptr;
+  /// Null for the last chunk; otherwise the chunk's last tile writes here where the next chunk's
+  /// first key of each digit goes (digit_starts plus the chunk's keys of that digit). The keys
+  /// that lie in a chunk change from pass to pass, so no histogram of the input can say this.
+  std::uint64_t* next_chunk_starts = nullptr;
   /// num_tiles x kDigits status words (tile_status.hpp), zeroed before the kernel.
   std::uint32_t* tile_status = nullptr;
   std::uint32_t* tile_counter = nullptr;  ///< this launch's tile counter, zeroed before the sort
@@ -254,11 +253,21 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   const std::uint32_t digit = t;
   const bool owns_digit = t < kDigits;
 
+  // ---- Take a tile: the next one in start order. The running mask (the role, below) is read at
+  // the same time, so that its latency overlaps the atomic's.
+  if (t == 0) shared_tile = atomicAdd(pass.tile_counter, 1u);
+  const std::uint32_t running = pass.running_passes == nullptr ? 0u : *pass.running_passes;
+  for (int d = lane; d < kDigits; d += 32) storage.warp_counts[warp][d] = 0;
+  __syncthreads();
+
   // ---- Role: a pass whose digit is the same for every key returns at once (the histograms
   // showed it; pass_roles.hpp); when no pass runs, pass 0 copies the input to the output.
-  // Otherwise the role picks the arrays this pass reads and writes.
-  const PassRole role =
-      pass.running_passes == nullptr ? PassRole{} : pass_role(*pass.running_passes, pass.pass);
+  // Otherwise the role picks the arrays this pass reads and writes. (A skipped pass's blocks have
+  // taken tiles too: harmless, nothing reads that counter again.)
+  const auto role_of_pass = [&] {
+    return pass.running_passes == nullptr ? PassRole{} : pass_role(running, pass.pass);
+  };
+  const PassRole role = role_of_pass();
   if (!role.runs) {
     if (role.copies) {
       const std::size_t first = pass.chunk_first + static_cast<std::size_t>(blockIdx.x) * kTileItems;
@@ -277,27 +286,19 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
            : which == SortArray::kOutput ? output
                                          : alternate;
   };
-  // The source is offset to the chunk (tiles index it from 0); the targets take 64-bit output
-  // positions.
+  // The source is offset to the chunk (tiles index it from 0). The targets, which take 64-bit
+  // output positions, are picked again at the scatter (writes_output): a pointer held through the
+  // rank would take registers where they are scarcest.
   const Key* const source_keys =
       pick(role.source, arrays.keys_in, const_cast<const Key*>(arrays.keys_out),
            const_cast<const Key*>(arrays.keys_alternate)) +
       pass.chunk_first;
-  Key* const target_keys =
-      role.target == SortArray::kOutput ? arrays.keys_out : arrays.keys_alternate;
   [[maybe_unused]] const Value* source_values = nullptr;
-  [[maybe_unused]] Value* target_values = nullptr;
-  if constexpr (kHasValues) {
+  if constexpr (kHasValues)
     source_values = pick(role.source, arrays.values_in, const_cast<const Value*>(arrays.values_out),
                          const_cast<const Value*>(arrays.values_alternate)) +
                     pass.chunk_first;
-    target_values = role.target == SortArray::kOutput ? arrays.values_out : arrays.values_alternate;
-  }
 
-  // ---- Take a tile: the next one in start order.
-  if (t == 0) shared_tile = atomicAdd(pass.tile_counter, 1u);
-  for (int d = lane; d < kDigits; d += 32) storage.warp_counts[warp][d] = 0;
-  __syncthreads();
   const std::uint32_t tile = shared_tile;
   const std::size_t tile_first = static_cast<std::size_t>(tile) * kTileItems;
   const std::uint32_t tile_n = static_cast<std::uint32_t>(
@@ -422,8 +423,12 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
       }
       // Modulo 2^64, exclusive - digit_start may wrap below zero; adding a tile rank p >= the
       // digit's first rank brings every used position back to its true value.
-      if (owns_digit)
-        global_offset[digit] = pass.digit_starts[digit] + exclusive - std::uint64_t{digit_start};
+      if (owns_digit) {
+        const std::uint64_t chunk_start = pass.digit_starts[digit];
+        global_offset[digit] = chunk_start + exclusive - std::uint64_t{digit_start};
+        if (tile + 1 == pass.num_tiles && pass.next_chunk_starts != nullptr)
+          pass.next_chunk_starts[digit] = chunk_start + exclusive + tile_count;
+      }
       if (owns_digit && trace.tile_counts != nullptr) {
         trace.tile_counts[my_word] = tile_count;
         trace.exclusive_prefixes[my_word] = exclusive;
@@ -482,6 +487,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
     // ---- Scatter to global, striped: each digit's keys are consecutive in the tile and go to
     // consecutive addresses. Pair sorts keep each position's digit, four to a register, for the
     // values.
+    const bool writes_output = role_of_pass().target == SortArray::kOutput;
+    Key* const target_keys = writes_output ? arrays.keys_out : arrays.keys_alternate;
     [[maybe_unused]] std::uint32_t packed_digits[(kK + 3) / 4] = {};
 #pragma unroll
     for (int j = 0; j < kK; ++j) {
@@ -499,6 +506,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
       // no wider than the keys), to their ranks in shared memory, striped out to the keys'
       // destinations.
       if constexpr (!kEarlyValues) load_values();
+      Value* const target_values = writes_output ? arrays.values_out : arrays.values_alternate;
         // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
         // j = r * kK / kValueRounds, ... of the striped store.
 #pragma unroll

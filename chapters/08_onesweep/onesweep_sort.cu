@@ -57,11 +57,12 @@ std::size_t chunk_items(const Config& config) {
 /// The scratch one sort needs, in one allocation. The histograms, the tile counters and the
 /// running mask are adjacent so that one memset zeroes them all.
 struct Scratch {
-  std::size_t alternate_keys, alternate_values, counts_and_counters, digit_starts, tile_status;
+  std::size_t alternate_keys, alternate_values, counts_and_counters, digit_starts, chunk_starts,
+      tile_status;
   ScratchLayout layout;
 };
 
-/// Entries of the per-chunk histograms (and of their digit starts).
+/// Entries of the per-chunk histograms.
 constexpr std::size_t histogram_entries(std::size_t chunks, int places) {
   return chunks * static_cast<std::size_t>(places) * kDigits;
 }
@@ -75,7 +76,9 @@ Scratch plan_scratch(std::size_t n, bool with_values, int places, std::size_t ch
   // chunks x places x kDigits counters, one tile counter per (chunk, pass), the running mask.
   scratch.counts_and_counters = scratch.layout.add<std::uint32_t>(
       histogram_entries(chunks, places) + chunks * static_cast<std::size_t>(places) + 1);
-  scratch.digit_starts = scratch.layout.add<std::uint64_t>(histogram_entries(chunks, places));
+  scratch.digit_starts = scratch.layout.add<std::uint64_t>(histogram_entries(1, places));
+  // Where chunks 1, 2, ... of the pass under way start each digit (every pass reuses them).
+  scratch.chunk_starts = scratch.layout.add<std::uint64_t>(histogram_entries(chunks - 1, 1));
   // One launch's status words: every launch clears and reuses them.
   scratch.tile_status = scratch.layout.add<std::uint32_t>(tiles_for<Key>(std::min(n, chunk)) * kDigits);
   return scratch;
@@ -130,6 +133,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   std::uint32_t* tile_counters = counts + histogram_entries(chunks, places);
   std::uint32_t* running_passes = tile_counters + chunks * places;
   std::uint64_t* digit_starts = layout.get<std::uint64_t>(temp_storage, scratch.digit_starts);
+  std::uint64_t* chunk_starts = layout.get<std::uint64_t>(temp_storage, scratch.chunk_starts);
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(
       counts, 0, (histogram_entries(chunks, places) + chunks * places + 1) * sizeof(std::uint32_t),
       stream));
@@ -146,6 +150,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
 
   // Every pass is queued, one launch per chunk; a pass the scan found trivial returns at once,
   // and the ones that run ping-pong so that the last of them writes keys_out (pass_roles.hpp).
+  // Chunk c > 0 starts its digits where chunk c - 1's last tile said (chunk_starts).
   PassParams params;
   params.descending = resolved.descending;
   params.tile_status = layout.get<std::uint32_t>(temp_storage, scratch.tile_status);
@@ -158,7 +163,9 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
       params.chunk_first = c * chunk;
       params.n = std::min(chunk, n - params.chunk_first);
       params.num_tiles = static_cast<std::uint32_t>(tiles_for<Key>(params.n));
-      params.digit_starts = digit_starts + (c * places + pass) * kDigits;
+      params.digit_starts = c == 0 ? digit_starts + std::size_t{kDigits} * pass
+                                   : chunk_starts + (c - 1) * kDigits;
+      params.next_chunk_starts = c + 1 < chunks ? chunk_starts + c * kDigits : nullptr;
       params.tile_counter = tile_counters + c * places + pass;
       launch_pass<Key, Value, kHasValues>(arrays, params, OnesweepTrace{}, stream);
     }

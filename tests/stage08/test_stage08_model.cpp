@@ -529,8 +529,8 @@ TEST(Stage08PassRoles, EveryMaskChainsFromInputToOutput) {
 }
 
 // Chunks: whole tiles, at most 2^30 keys (the 30-bit counts of the status words), and a sort of
-// more keys than one chunk asks for one set of histograms, digit starts and tile counters per
-// chunk, but status words for one chunk only.
+// more keys than one chunk asks for one set of histograms and tile counters per chunk, 64-bit
+// starts for every chunk after the first, but status words for one chunk only.
 TEST(Stage08Chunks, WholeTilesUpTo2Pow30AndTheScratchGrowsPerChunk) {
   for (std::size_t key_bytes : {1, 2, 4, 8}) {
     const std::size_t chunk = stage08::chunk_items_for(key_bytes);
@@ -545,9 +545,9 @@ TEST(Stage08Chunks, WholeTilesUpTo2Pow30AndTheScratchGrowsPerChunk) {
   stage08::sort_keys<std::uint32_t>(nullptr, one_chunk, nullptr, nullptr, n);
   stage08::sort_keys<std::uint32_t>(nullptr, three_chunks, nullptr, nullptr, n, {},
                                     stage08::Config{8, tile});
-  // Two more chunks: 2 x 4 places x 256 counts (4 bytes) and starts (8 bytes), 2 x 4 counters,
-  // less the status words of two tiles (4 bytes x 256 each); alignment may add a little.
-  const std::size_t more = 2 * 4 * 256 * (4 + 8) + 2 * 4 * 4;
+  // Two more chunks: 2 x 4 places x 256 counts (4 bytes), 2 x 4 tile counters, 2 x 256 chunk
+  // starts (8 bytes), less the status words of two tiles (4 bytes x 256 each).
+  const std::size_t more = 2 * 4 * 256 * 4 + 2 * 4 * 4 + 2 * 256 * 8;
   const std::size_t fewer = 2 * 256 * 4;
   // Every array is rounded up to 256 bytes, so each of the 5 may move either way by that much.
   EXPECT_GE(three_chunks + fewer + 5 * 256, one_chunk + more);
