@@ -1,16 +1,22 @@
 /// \file
-/// \brief The small class's sorting network: a bitonic sort of 32 entries, one per lane of a
-/// warp, written as host-device rules so that the kernel and the CPU model run the same steps.
+/// \brief The bitonic network of the small and warp bins, written as host-device rules so that
+/// the kernels and the CPU model run the same steps.
 ///
-/// An entry is (sort bits of the key, the key's position in its segment). Positions are all
-/// different, so comparing (bits, position) lexicographically is a *total* order, and any
-/// correct sorting network then yields the one stable order: equal keys keep their input order
-/// although a bitonic network by itself is not stable. Lanes past the end of the segment hold
-/// (all ones, lane), which sorts after every real entry (its position is larger than theirs).
+/// A network of width N (a power of two: 1 .. 32 for the small bins, 64 .. 256 for the warp
+/// bins) sorts N *entries* (sort bits of a key, the key's position in its segment). Positions
+/// are all different, so comparing (bits, position) lexicographically is a *total* order, and
+/// any correct sorting network then yields the one stable order: equal keys keep their input
+/// order although a bitonic network by itself is not stable. Entries past the end of the
+/// segment hold (all ones, index), which sorts after every real entry (its position is larger
+/// than theirs).
 ///
-/// The network for 32 lanes has log2(32) = 5 merge phases k = 2, 4, 8, 16, 32 and inside phase k
-/// the steps j = k/2, ..., 1: 1 + 2 + 3 + 4 + 5 = 15 steps. In every step lane l exchanges with
-/// lane l ^ j (one shuffle) and keeps the smaller or the larger entry (bitonic_keeps_min()).
+/// The network has log2(N) merge phases k = 2, 4, .., N and inside phase k the steps
+/// j = k/2, .., 1: log2(N) (log2(N) + 1) / 2 steps (15 for 32 entries). In every step entry x
+/// meets entry x ^ j and keeps the smaller or the larger of the two (bitonic_keeps_min()). Where
+/// the entries live is the kernels' business: one per lane of a group of N lanes (small bins:
+/// partner x ^ j is one shuffle away), or N / 32 per lane of a warp, lane l holding entries
+/// l * K .. l * K + K - 1 (warp bins: steps j < K stay in a lane's registers, the others are
+/// shuffles with lane l ^ (j / K)). The rule depends on the entry index x alone.
 #pragma once
 
 #include <cstdint>
@@ -19,24 +25,33 @@
 
 namespace sortlab::stage06 {
 
-/// Entries of the network: the lanes of one warp.
+/// Entries of the widest one-key-per-lane network: the lanes of one warp.
 inline constexpr int kNetworkWidth = 32;
 
-/// Steps of the network for kNetworkWidth lanes.
+/// Steps of the network for kNetworkWidth entries.
 inline constexpr int kNetworkSteps = 15;
 
-/// Whether lane \p lane keeps the smaller of the two entries in step (\p phase, \p step) of the
-/// bitonic network. In phase k the lanes form runs of k entries that alternate between ascending
-/// (lane & k == 0) and descending; in an ascending run the lower lane of a pair (lane & j == 0)
-/// keeps the minimum, in a descending run the maximum. The last phase (k = 32) is one ascending
-/// run: the whole warp ends ascending.
-/// \param lane the lane, 0..31
-/// \param phase k, a power of two from 2 to 32
+/// Steps of a bitonic network of \p width entries (a power of two): log2(w) (log2(w) + 1) / 2.
+/// \param width entries, a power of two
+constexpr int bitonic_steps(unsigned width) {
+  int log = 0;
+  while ((1u << log) < width) ++log;
+  return log * (log + 1) / 2;
+}
+
+/// Whether entry \p entry keeps the smaller of the two entries it meets in step (\p phase,
+/// \p step) of the bitonic network. In phase k the entries form runs of k that alternate
+/// between ascending (entry & k == 0) and descending; in an ascending run the lower entry of a
+/// pair (entry & j == 0) keeps the minimum, in a descending run the maximum. The last phase
+/// (k = the width) is one ascending run: the whole network ends ascending.
+/// \param entry the entry's index in the network, 0 .. width - 1
+/// \param phase k, a power of two from 2 to the width
 /// \param step j, a power of two below k
-SORTLAB_HOST_DEVICE constexpr bool bitonic_keeps_min(unsigned lane, unsigned phase, unsigned step) {
-  const bool ascending_run = (lane & phase) == 0u;
-  const bool lower_lane = (lane & step) == 0u;
-  return ascending_run == lower_lane;
+SORTLAB_HOST_DEVICE constexpr bool bitonic_keeps_min(unsigned entry, unsigned phase,
+                                                     unsigned step) {
+  const bool ascending_run = (entry & phase) == 0u;
+  const bool lower_entry = (entry & step) == 0u;
+  return ascending_run == lower_entry;
 }
 
 /// (bits, position) before (other_bits, other_position): the network's total order.

@@ -1,7 +1,7 @@
 /// \file
-/// \brief Stage 06 CPU model: which segment goes to which size class, the small class's bitonic
-/// network lane by lane, the large class's radix passes tile by tile, and the reference
-/// segmented stable sort on begin/end offsets that the GPU tests compare against.
+/// \brief Stage 06 CPU model: which segment goes to which bin and class, the bitonic network of
+/// the small and warp bins entry by entry, the large class's radix passes tile by tile, and the
+/// reference segmented stable sort on begin/end offsets that the GPU tests compare against.
 ///
 /// The model uses the same host-device rules as the kernels (size_classes.hpp,
 /// bitonic_network.hpp), so the CPU tests check the very classification and network steps the
@@ -34,6 +34,10 @@ struct Classification {
   std::vector<SizeClass> class_of;  ///< the class of each segment
   /// The ids of each class with work (index: static_cast<int>(SizeClass)), ascending.
   std::array<std::vector<std::uint32_t>, kNumSizeClasses> ids;
+  std::vector<int> bin_of;  ///< the bin of each segment (kNoBin when empty)
+  /// The ids of each bin (0 .. kLargeBin), ascending. Bins from kFirstWarpBin on are the
+  /// kernel's lists; the small bins' segments are sorted by the classify kernel itself.
+  std::array<std::vector<std::uint32_t>, kNumBins> bin_ids;
 };
 
 /// Classifies segments [begin[s], end[s]) of an input of \p n items with keys of \p key_bytes
@@ -49,54 +53,174 @@ inline Classification model_classify(const std::vector<std::uint32_t>& begin_off
           "model_classify: begin_offsets and end_offsets differ in length");
   Classification result;
   result.class_of.resize(begin_offsets.size());
+  result.bin_of.resize(begin_offsets.size());
   for (std::size_t s = 0; s < begin_offsets.size(); ++s) {
-    const SizeClass size_class = classify_segment(begin_offsets[s], end_offsets[s], n, key_bytes);
+    const int bin = classify_bin(segment_size(begin_offsets[s], end_offsets[s], n), key_bytes);
+    const SizeClass size_class = class_of_bin(bin);
     result.class_of[s] = size_class;
-    if (size_class != SizeClass::kNone)
+    result.bin_of[s] = bin;
+    if (size_class != SizeClass::kNone) {
       result.ids[static_cast<int>(size_class)].push_back(static_cast<std::uint32_t>(s));
+      result.bin_ids[bin].push_back(static_cast<std::uint32_t>(s));
+    }
   }
   return result;
 }
 
-// ---- The small class: the bitonic network, lane by lane ---------------------------------------
+// ---- The small and warp bins: the bitonic network, entry by entry -------------------------------
 
-/// Runs the small kernel's network on one segment of at most 32 keys, every lane as the kernel
-/// does (bitonic_keeps_min(), entry_before()), and returns the positions in output order: entry
-/// l is the segment position that lane l copies to output position l. Throws sortlab::Error for
-/// more than 32 keys.
+/// Runs the bitonic network of \p width entries on one segment, every entry as the kernels do
+/// (bitonic_keeps_min(), entry_before(): entry x starts as (sort bits of key x, x), or (all
+/// ones, x) past the end), and returns the positions in output order: entry r is the segment
+/// position that output position r receives. Which lane and register holds entry x does not
+/// change the result, so this one model serves the sub-warp groups of the small bins and the
+/// several-keys-per-lane warps of the warp bins. Throws sortlab::Error unless width is a power
+/// of two of at least keys.size().
 /// \param keys the segment's keys
 /// \param options bit range and direction
+/// \param width entries of the network
 template <typename Key>
-std::vector<std::uint32_t> model_bitonic_network(const std::vector<Key>& keys,
-                                                 const SortOptions& options = {}) {
+std::vector<std::uint32_t> model_bitonic_entries(const std::vector<Key>& keys,
+                                                 const SortOptions& options, std::size_t width) {
   using Bits = typename KeyTraits<Key>::Bits;
-  require(keys.size() <= kNetworkWidth, "model_bitonic_network: more than 32 keys");
+  require(width > 0 && (width & (width - 1)) == 0 && keys.size() <= width,
+          "model_bitonic_entries: the width must be a power of two of at least the keys");
   const SortOptions resolved = resolve<Key>(options);
   const int num_bits = resolved.end_bit - resolved.begin_bit;
-  std::array<Bits, kNetworkWidth> bits{};
-  std::array<std::uint32_t, kNetworkWidth> position{};
-  for (unsigned lane = 0; lane < kNetworkWidth; ++lane) {
-    bits[lane] = lane < keys.size() ? network_sort_bits(keys[lane], resolved.begin_bit, num_bits,
-                                                        resolved.descending)
-                                    : static_cast<Bits>(~Bits{0});
-    position[lane] = lane;
+  std::vector<Bits> bits(width);
+  std::vector<std::uint32_t> position(width);
+  for (std::size_t x = 0; x < width; ++x) {
+    bits[x] = x < keys.size()
+                  ? network_sort_bits(keys[x], resolved.begin_bit, num_bits, resolved.descending)
+                  : static_cast<Bits>(~Bits{0});
+    position[x] = static_cast<std::uint32_t>(x);
   }
-  for (unsigned phase = 2; phase <= kNetworkWidth; phase <<= 1)
+  for (unsigned phase = 2; phase <= width; phase <<= 1)
     for (unsigned step = phase >> 1; step > 0; step >>= 1) {
-      // All lanes exchange at once: read the old entries, then write the new ones.
+      // All entries exchange at once: read the old entries, then write the new ones.
       const auto old_bits = bits;
       const auto old_position = position;
-      for (unsigned lane = 0; lane < kNetworkWidth; ++lane) {
-        const unsigned partner = lane ^ step;
-        const bool other_first = entry_before(old_bits[partner], old_position[partner],
-                                              old_bits[lane], old_position[lane]);
-        if (bitonic_keeps_min(lane, phase, step) == other_first) {
-          bits[lane] = old_bits[partner];
-          position[lane] = old_position[partner];
+      for (unsigned x = 0; x < width; ++x) {
+        const unsigned partner = x ^ step;
+        const bool other_first =
+            entry_before(old_bits[partner], old_position[partner], old_bits[x], old_position[x]);
+        if (bitonic_keeps_min(x, phase, step) == other_first) {
+          bits[x] = old_bits[partner];
+          position[x] = old_position[partner];
         }
       }
     }
   return std::vector<std::uint32_t>(position.begin(), position.begin() + keys.size());
+}
+
+/// The same network as the kernels arrange it (bitonic_sort_entries() in the kernels): \p lanes
+/// lanes of \p items registers each, entry x = lane * items + i in register i of lane `lane`;
+/// steps j < items compare registers i and i + j of one lane, the others register i of lane l
+/// with register i of lane l ^ (j / items) (a shuffle on the GPU). Returns the positions in
+/// output order, read back entry by entry. Equal to model_bitonic_entries() of lanes x items
+/// entries (a CPU test checks it for every arrangement the kernels use).
+/// \param keys the segment's keys (at most lanes x items)
+/// \param options bit range and direction
+/// \param lanes lanes of the group, a power of two
+/// \param items registers per lane, a power of two
+template <typename Key>
+std::vector<std::uint32_t> model_lanes_network(const std::vector<Key>& keys,
+                                               const SortOptions& options, std::size_t lanes,
+                                               std::size_t items) {
+  using Bits = typename KeyTraits<Key>::Bits;
+  const std::size_t width = lanes * items;
+  require(lanes > 0 && (lanes & (lanes - 1)) == 0 && items > 0 && (items & (items - 1)) == 0 &&
+              keys.size() <= width,
+          "model_lanes_network: lanes and items must be powers of two holding the keys");
+  const SortOptions resolved = resolve<Key>(options);
+  const int num_bits = resolved.end_bit - resolved.begin_bit;
+  // registers[lane][i]
+  std::vector<std::vector<Bits>> bits(lanes, std::vector<Bits>(items));
+  std::vector<std::vector<std::uint32_t>> position(lanes, std::vector<std::uint32_t>(items));
+  for (std::size_t lane = 0; lane < lanes; ++lane)
+    for (std::size_t i = 0; i < items; ++i) {
+      const std::size_t x = lane * items + i;
+      position[lane][i] = static_cast<std::uint32_t>(x);
+      bits[lane][i] = x < keys.size() ? network_sort_bits(keys[x], resolved.begin_bit, num_bits,
+                                                          resolved.descending)
+                                      : static_cast<Bits>(~Bits{0});
+    }
+  for (unsigned phase = 2; phase <= width; phase <<= 1)
+    for (unsigned step = phase >> 1; step > 0; step >>= 1) {
+      if (step < items) {  // inside each lane
+        for (std::size_t lane = 0; lane < lanes; ++lane)
+          for (std::size_t i = 0; i < items; ++i) {
+            if ((i & step) != 0) continue;
+            const std::size_t j = i + step;
+            const auto entry = static_cast<unsigned>(lane * items + i);
+            const bool upper_first =
+                entry_before(bits[lane][j], position[lane][j], bits[lane][i], position[lane][i]);
+            if (bitonic_keeps_min(entry, phase, step) == upper_first) {
+              std::swap(bits[lane][i], bits[lane][j]);
+              std::swap(position[lane][i], position[lane][j]);
+            }
+          }
+      } else {  // across lanes: every lane reads its partner's old register, then writes
+        const auto old_bits = bits;
+        const auto old_position = position;
+        const std::size_t lane_mask = step / items;
+        for (std::size_t lane = 0; lane < lanes; ++lane)
+          for (std::size_t i = 0; i < items; ++i) {
+            const std::size_t partner = lane ^ lane_mask;
+            const bool other_first = entry_before(old_bits[partner][i], old_position[partner][i],
+                                                  old_bits[lane][i], old_position[lane][i]);
+            const auto entry = static_cast<unsigned>(lane * items + i);
+            if (bitonic_keeps_min(entry, phase, step) == other_first) {
+              bits[lane][i] = old_bits[partner][i];
+              position[lane][i] = old_position[partner][i];
+            }
+          }
+      }
+    }
+  std::vector<std::uint32_t> order;
+  for (std::size_t x = 0; x < keys.size(); ++x) order.push_back(position[x / items][x % items]);
+  return order;
+}
+
+/// The network width the kernels give a segment of \p size keys of a small or warp bin: the
+/// bin's width 2^bin (1 for an empty segment).
+/// \param size 0 .. kWarpMaxItems
+inline std::size_t model_network_width(std::size_t size) {
+  return size == 0 ? 1 : bin_max_items(classify_bin(static_cast<std::uint32_t>(size), 4));
+}
+
+/// The small bins' network on one segment of at most 32 keys, as a group of \p width lanes of
+/// the classify kernel runs it (one entry per lane). Returns the positions in output order.
+/// Throws sortlab::Error for more than 32 keys.
+/// \param keys the segment's keys
+/// \param options bit range and direction
+/// \param width lanes of the group: 0 for the segment's bin width (what the kernel uses), or
+/// any power of two from keys.size() to 32
+template <typename Key>
+std::vector<std::uint32_t> model_bitonic_network(const std::vector<Key>& keys,
+                                                 const SortOptions& options = {},
+                                                 std::size_t width = 0) {
+  require(keys.size() <= kNetworkWidth, "model_bitonic_network: more than 32 keys");
+  if (width == 0) width = model_network_width(keys.size());
+  require(width <= kNetworkWidth, "model_bitonic_network: a group is at most one warp");
+  return model_bitonic_entries(keys, options, width);
+}
+
+/// The warp bins' network on one segment of at most kWarpMaxItems keys, as one warp of the warp
+/// kernel runs it (width / 32 entries per lane). Returns the positions in output order. Throws
+/// sortlab::Error for more than kWarpMaxItems keys.
+/// \param keys the segment's keys
+/// \param options bit range and direction
+/// \param width entries: 0 for the segment's bin width, or any power of two from keys.size()
+/// to kWarpMaxItems
+template <typename Key>
+std::vector<std::uint32_t> model_warp_network(const std::vector<Key>& keys,
+                                              const SortOptions& options = {},
+                                              std::size_t width = 0) {
+  require(keys.size() <= kWarpMaxItems, "model_warp_network: more than kWarpMaxItems keys");
+  if (width == 0) width = model_network_width(keys.size());
+  require(width <= kWarpMaxItems, "model_warp_network: more entries than a warp holds");
+  return model_bitonic_entries(keys, options, width);
 }
 
 // ---- The medium and large classes: padding and the block passes --------------------------------
@@ -252,8 +376,9 @@ void reference_segmented_sort(const std::vector<Key>& keys,
   }
 }
 
-/// The whole stage 06 algorithm on the CPU, class by class as the GPU runs it: small segments
-/// through model_bitonic_network(), medium segments through a stable sort of one tile (the
+/// The whole stage 06 algorithm on the CPU, bin by bin as the GPU runs it: small bins through
+/// model_bitonic_network() with groups of the bin's width, warp bins through
+/// model_warp_network() with the bin's width, tile bins through a stable sort of one tile (the
 /// block sort, tested by stage 05), large segments through model_large_segment() with tiles of
 /// \p tile_items keys. Writes the same outputs as reference_segmented_sort() (which the CPU
 /// tests check); returns the classification.
@@ -273,14 +398,16 @@ Classification model_segmented_sort(const std::vector<Key>& keys,
   const Classification classes =
       model_classify(begin_offsets, end_offsets, keys.size(), sizeof(Key));
   for (std::size_t s = 0; s < begin_offsets.size(); ++s) {
-    const SizeClass size_class = classes.class_of[s];
-    if (size_class == SizeClass::kNone) continue;
+    const int bin = classes.bin_of[s];
+    if (bin == kNoBin) continue;
     const std::uint32_t begin = begin_offsets[s];
     const std::vector<Key> segment(keys.begin() + begin, keys.begin() + end_offsets[s]);
     std::vector<std::uint32_t> order;  // segment positions in output order
-    if (size_class == SizeClass::kSmall) {
-      order = model_bitonic_network(segment, options);
-    } else if (size_class == SizeClass::kMedium) {
+    if (bin < kFirstWarpBin) {
+      order = model_bitonic_network(segment, options, small_group_lanes(bin));
+    } else if (bin < kFirstTileBin) {
+      order = model_warp_network(segment, options, bin_max_items(bin));
+    } else if (bin < kLargeBin) {
       order =
           reference_segment_order(segment, 0, static_cast<std::uint32_t>(segment.size()), options);
     } else {

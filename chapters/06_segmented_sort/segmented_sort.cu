@@ -1,9 +1,12 @@
 /// \file
-/// \brief Stage 06 host launcher: check the arguments, carve the scratch, zero the class
-/// counters, classify on the device, then one launch per size class with a grid sized from
-/// num_segments. Explicit instantiations for u32, i32, f32 and u64 keys with u32 and u64 values.
+/// \brief Stage 06 host launcher: check the arguments, carve the scratch, zero the list
+/// counters, classify on the device (which also sorts the small segments), then one launch for
+/// the warp bins, one per block tile and one for the large class, each grid sized from an upper
+/// bound the host knows. Explicit instantiations for u32, i32, f32, u64, i64, f64, f16 and bf16
+/// keys with no values, u32 and u64 values.
 ///
-/// Status: verified on the H100 (ctest -L stage06, compute-sanitizer); speed not measured yet.
+/// Status: the power-of-two bins are compiled and CPU-tested, not yet run on a GPU (the
+/// three-class version before them was verified on the H100).
 #include <algorithm>
 #include <string>
 #include <type_traits>
@@ -19,17 +22,31 @@ namespace sortlab::stage06 {
 namespace {
 
 /// Blocks per SM a class kernel's grid may have at most: enough to fill an SM (8 blocks of 256
-/// threads are 2048 threads, an H100 SM's limit; the block kernels' 34 KiB of shared memory
-/// allow about 6), not so many that a grid of mostly idle blocks costs launch time. Blocks
-/// stride over their class's list, so a smaller grid is still correct.
-constexpr unsigned kSmallBlocksPerSm = 8;
-constexpr unsigned kBlockKernelBlocksPerSm = 4;
+/// threads are 2048 threads, an H100 SM's limit; 16 of the 128-thread tiles), not so many that
+/// a grid of mostly idle blocks costs launch time. Blocks stride over their lists, so a smaller
+/// grid is still correct.
+constexpr std::size_t kMaxThreadsPerSm = 2048;
 
-/// Grid of a class kernel: one block per \p per_block list entries of an upper bound of
+/// Grid of a kernel: one block per \p per_block list entries of an upper bound of
 /// \p upper_bound entries, but at most \p most blocks (they stride over the list).
 unsigned class_grid(std::size_t upper_bound, std::size_t per_block, std::size_t most) {
   return static_cast<unsigned>(std::clamp<std::size_t>((upper_bound + per_block - 1) / per_block, 1,
                                                        std::max<std::size_t>(most, 1)));
+}
+
+/// Launches the tile kernel of bin kBin when its list can hold anything.
+template <typename Key, typename Value, int kBin>
+void launch_tile_bin(const SegmentedArrays<Key, Value>& arrays, const Segments& segments,
+                     const BitRange& range, std::size_t sms, cudaStream_t stream) {
+  if constexpr (tile_bin_exists(kBin, sizeof(Key))) {
+    const std::size_t most = segments.list_capacity[list_of_bin(kBin)];
+    if (most == 0) return;
+    constexpr int kThreads = tile_shape(kBin).threads;
+    tile_segments_kernel<Key, Value, kBin>
+        <<<class_grid(most, 1, sms * (kMaxThreadsPerSm / kThreads)), kThreads, 0, stream>>>(
+            arrays, segments, range);
+    SORTLAB_CHECK_LAUNCH();
+  }
 }
 
 template <typename Key, typename Value>
@@ -79,41 +96,51 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   segments.end_offsets = end_offsets;
   segments.num_segments = static_cast<std::uint32_t>(num_segments);
   segments.n = n;
-  segments.class_counts = layout.get<std::uint32_t>(temp_storage, plan.class_counts);
-  segments.class_ids = layout.get<std::uint32_t>(temp_storage, plan.class_ids);
+  segments.list_counts = layout.get<std::uint32_t>(temp_storage, plan.list_counts);
+  segments.list_ids = layout.get<std::uint32_t>(temp_storage, plan.list_ids);
+  for (int l = 0; l < kNumListBins; ++l) {
+    segments.list_offset[l] = plan.list_offset[l];
+    segments.list_capacity[l] = static_cast<std::uint32_t>(plan.list_capacity[l]);
+  }
   const BitRange range{resolved.begin_bit, resolved.end_bit, resolved.descending};
 
   // The counters start at zero on every call, so a reused scratch needs nothing from the caller.
   SORTLAB_CUDA_CHECK(
-      cudaMemsetAsync(segments.class_counts, 0, kNumSizeClasses * sizeof(std::uint32_t), stream));
-  // One thread per segment (every thread must exist: no striding in the classification).
+      cudaMemsetAsync(segments.list_counts, 0, kNumListBins * sizeof(std::uint32_t), stream));
+  // One thread per segment (every thread must exist: no striding in the classification). This
+  // kernel also sorts every small segment.
   const auto classify_blocks =
       static_cast<unsigned>((num_segments + kBlockThreads - 1) / kBlockThreads);
-  classify_kernel<Key><<<classify_blocks, kBlockThreads, 0, stream>>>(segments);
+  classify_kernel<Key, Value>
+      <<<classify_blocks, kBlockThreads, 0, stream>>>(arrays, segments, range);
   SORTLAB_CHECK_LAUNCH();
 
-  // One launch per class. Only the device knows each class's count, so every grid is sized for
-  // an upper bound (all segments in that class, or as many as n items can make, since segments
-  // do not overlap), capped at a few blocks per SM: the blocks stride over the list, and those
-  // past its end return at once. A class that n items cannot fill is not launched.
+  // One launch per kernel after it. Only the device knows the counts, so every grid is sized
+  // for its lists' room (all segments in that bin, or as many as n items can make, since
+  // segments do not overlap), capped at an SM's worth of threads per SM: the warps or blocks
+  // stride over the lists, and those past their end return at once. A bin that n items cannot
+  // fill has no room and is not launched.
   const std::size_t sms = multiprocessor_count();
-  const std::size_t most_small = std::min(num_segments, n);
-  small_segments_kernel<Key, Value>
-      <<<class_grid(most_small, kWarpsPerBlock, sms * kSmallBlocksPerSm), kBlockThreads, 0,
-         stream>>>(arrays, segments, range);
-  SORTLAB_CHECK_LAUNCH();
-  const std::size_t most_medium = std::min(num_segments, n / (kSmallMaxItems + 1));
-  if (most_medium > 0) {
-    medium_segments_kernel<Key, Value>
-        <<<class_grid(most_medium, 1, sms * kBlockKernelBlocksPerSm), kBlockThreads, 0, stream>>>(
-            arrays, segments, range);
+  std::size_t most_warp = 0;
+  for (int bin = kFirstWarpBin; bin < kFirstTileBin; ++bin)
+    most_warp += segments.list_capacity[list_of_bin(bin)];
+  if (most_warp > 0) {
+    warp_segments_kernel<Key, Value>
+        <<<class_grid(most_warp, kWarpsPerBlock, sms * (kMaxThreadsPerSm / kBlockThreads)),
+           kBlockThreads, 0, stream>>>(arrays, segments, range);
     SORTLAB_CHECK_LAUNCH();
   }
-  const std::size_t most_large = std::min(num_segments, n / (medium_max_items(sizeof(Key)) + 1));
+  static_assert(kNumTileBins == 4, "one launch per tile bin below");
+  launch_tile_bin<Key, Value, kFirstTileBin>(arrays, segments, range, sms, stream);
+  launch_tile_bin<Key, Value, kFirstTileBin + 1>(arrays, segments, range, sms, stream);
+  launch_tile_bin<Key, Value, kFirstTileBin + 2>(arrays, segments, range, sms, stream);
+  launch_tile_bin<Key, Value, kFirstTileBin + 3>(arrays, segments, range, sms, stream);
+  const std::size_t most_large = segments.list_capacity[list_of_bin(kLargeBin)];
   if (most_large > 0) {
+    // Two 34 KiB blocks of 256 threads per SM at most: a quarter of the threads per SM's cap.
     large_segments_kernel<Key, Value>
-        <<<class_grid(most_large, 1, sms * kBlockKernelBlocksPerSm), kBlockThreads, 0, stream>>>(
-            arrays, segments, range);
+        <<<class_grid(most_large, 1, sms * (kMaxThreadsPerSm / kBlockThreads) / 2), kBlockThreads,
+           0, stream>>>(arrays, segments, range);
     SORTLAB_CHECK_LAUNCH();
   }
 }
@@ -127,8 +154,22 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
   // is known only on the device, so the copy covers all n items.
   plan.alternate_keys = plan.layout.add<unsigned char>(n * key_bytes);
   plan.alternate_values = plan.layout.add<unsigned char>(n * value_bytes);
-  plan.class_counts = plan.layout.add<std::uint32_t>(num_segments > 0 ? kNumSizeClasses : 0);
-  plan.class_ids = plan.layout.add<std::uint32_t>(kNumSizeClasses * num_segments);
+  plan.list_counts = plan.layout.add<std::uint32_t>(num_segments > 0 ? kNumListBins : 0);
+  // List l holds the segments of bin kFirstWarpBin + l, each at least bin_lower_bound() items:
+  // segments do not overlap, so n items make at most n / that many of them. The small bins
+  // need no list (the classify kernel sorts them), so the lists take at most about n / 16 ids,
+  // and never more than num_segments each.
+  std::size_t total = 0;
+  for (int l = 0; l < kNumListBins; ++l) {
+    const int bin = kFirstWarpBin + l;
+    const bool exists = bin < kFirstTileBin || bin == kLargeBin || tile_bin_exists(bin, key_bytes);
+    const std::size_t room =
+        exists ? std::min(num_segments, n / bin_lower_bound(bin, key_bytes)) : 0;
+    plan.list_offset[l] = total;
+    plan.list_capacity[l] = room;
+    total += room;
+  }
+  plan.list_ids = plan.layout.add<std::uint32_t>(total);
   return plan;
 }
 

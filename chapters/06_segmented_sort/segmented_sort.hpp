@@ -8,18 +8,22 @@
 /// positions outside every segment are never written: they keep what the caller left there.
 ///
 /// One sort, all queued on the caller's stream with no host work per segment:
-///  1. zero the three per-class counters (one memset);
-///  2. a *classify kernel* (one thread per segment) computes each segment's size class
-///     (size_classes.hpp) and appends the segment's id to its class's list (warp-aggregated
-///     atomics: one atomic per warp and class);
-///  3. one launch per class, its grid sized on the host from num_segments (an upper bound of the
-///     class's count, which only the device knows); blocks stride over the class's list and
+///  1. zero the per-bin list counters (one memset);
+///  2. a *classify kernel* (one thread per segment) puts each segment in a power-of-two bin
+///     (size_classes.hpp), sorts the small ones (1 .. 32 keys) on the spot with sub-warp groups
+///     as wide as their bin (1, 2, 4, 8, 16 or 32 lanes, one key per lane, a bitonic network on
+///     (key, position), several segments per warp), and appends every other segment's id to its
+///     bin's list (block-aggregated atomics: one per block and bin);
+///  3. one launch per kernel after it, its grid sized on the host from an upper bound of its
+///     lists' counts (which only the device knows); warps or blocks stride over the lists and
 ///     those with nothing to do exit at once:
-///     - small (<= 32 keys): one warp per segment, a 32-lane bitonic network on (key, position);
-///     - medium (<= one 4096-key tile, 2048 for 8-byte keys): one block per segment, stage 05's
-///       BlockRadixSort on the padded tile;
+///     - warp bins (33 .. 256 keys): one warp per segment, 2, 4 or 8 keys per lane, a bitonic
+///       network over registers and shuffles, staged through shared memory;
+///     - tile bins (257 .. 4096 keys, 2048 for 8-byte keys): one block per segment, stage 05's
+///       BlockRadixSort on a tile of 512, 1024, 2048 or 4096 keys (one kernel per tile);
 ///     - large: one block per segment, LSD radix passes of 6-bit digits through a scratch copy
 ///       (the slow path, to be replaced: one block per huge segment leaves the GPU idle).
+/// No bin pads a segment to more than twice its size.
 ///
 /// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort.
 /// \snippet tests/stage06/test_stage06_gpu.cpp stage06 usage
@@ -42,8 +46,9 @@ namespace sortlab::stage06 {
 
 /// What this stage adds to the ladder (for a future benchmark label and results table).
 inline constexpr const char kSummary[] =
-    "segmented sort by size class: GPU classification, warp bitonic network (<= 32 keys), "
-    "block radix sort of one tile (<= 4096 keys), block radix passes for larger segments";
+    "segmented sort by power-of-two size bins: sub-warp bitonic networks (<= 32 keys, several "
+    "segments per warp), warp bitonic networks (<= 256 keys), block radix sort tiles of 512 to "
+    "4096 keys, block radix passes for larger segments";
 
 /// Most items one sort accepts: 2^30, the shared limit of 32-bit offsets.
 inline constexpr std::size_t kMaxItems = kMaxSortItems;
@@ -56,9 +61,14 @@ inline constexpr std::size_t kMaxSegments = std::size_t{1} << 30;
 struct ScratchPlan {
   std::size_t alternate_keys;    ///< slot: n keys, the large class's ping-pong buffer
   std::size_t alternate_values;  ///< slot: n values (pairs only)
-  std::size_t class_counts;      ///< slot: kNumSizeClasses counters, zeroed by every sort
-  std::size_t class_ids;         ///< slot: kNumSizeClasses lists of num_segments segment ids
-  ScratchLayout layout;          ///< the arrays, aligned
+  std::size_t list_counts;       ///< slot: kNumListBins counters, zeroed by every sort
+  std::size_t list_ids;          ///< slot: the id lists of the bins above the small ones
+  /// Where list l (bin kFirstWarpBin + l) starts in the list_ids slot, in ids.
+  std::size_t list_offset[kNumListBins];
+  /// Ids list l has room for: min(num_segments, n / smallest size of its bin), since segments
+  /// do not overlap (0 for the 4096-key tile of 8-byte keys, which does not exist).
+  std::size_t list_capacity[kNumListBins];
+  ScratchLayout layout;  ///< the arrays, aligned
 };
 
 /// The scratch layout of a sort of \p n items in \p num_segments segments: a size query returns

@@ -1,11 +1,13 @@
 /// \file
-/// \brief Stage 06 kernels: classify the segments by size, then one kernel per size class.
+/// \brief Stage 06 kernels: classify the segments by bin (sorting the small ones on the spot),
+/// then one kernel for the warp bins, one per block tile, and one for the large class.
 ///
-/// Every kernel after the classification reads its class's count and id list from the scratch
-/// (written on the device by classify_kernel), and strides over that list: the host sized the
-/// grid from num_segments without knowing the count, so blocks (or warps) past the count exit
-/// at once. No kernel reads or writes outside [begin, end) of a segment it sorts, so positions
-/// outside every segment keep the caller's values.
+/// The classify kernel sorts every small segment (1 .. 32 keys) itself, in the warp that read
+/// its offsets, and appends every other segment's id to its bin's list in the scratch. Every
+/// later kernel reads its lists' counts (written on the device) and strides over them: the host
+/// sized the grid from an upper bound without knowing the counts, so warps or blocks past the
+/// count exit at once. No kernel reads or writes outside [begin, end) of a segment it sorts, so
+/// positions outside every segment keep the caller's values.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +30,10 @@ using stage05::NullType;
 template <typename Value>
 inline constexpr bool kHasValues = !std::is_same_v<Value, NullType>;
 
+/// A value slot in registers or shared memory: the value, or one byte for a keys-only sort.
+template <typename Value>
+using ValueSlot = std::conditional_t<kHasValues<Value>, Value, unsigned char>;
+
 /// The arrays one sort reads and writes. The alternates are the large class's ping-pong
 /// buffers (n items each, indexed like the input); value pointers are null for keys only.
 template <typename Key, typename Value>
@@ -40,14 +46,16 @@ struct SegmentedArrays {
   Value* alternate_values;  ///< scratch values (n)
 };
 
-/// The segments and the classification's results.
+/// The segments and the classification's id lists (one per bin above the small ones).
 struct Segments {
-  const std::uint32_t* begin_offsets;  ///< first item of each segment
-  const std::uint32_t* end_offsets;    ///< one past the last item of each segment
-  std::uint32_t num_segments;          ///< number of segments
-  std::size_t n;                       ///< items in the arrays (segments past it are ignored)
-  std::uint32_t* class_counts;         ///< kNumSizeClasses counters, zero before classify
-  std::uint32_t* class_ids;            ///< list of class c at c * num_segments
+  const std::uint32_t* begin_offsets;     ///< first item of each segment
+  const std::uint32_t* end_offsets;       ///< one past the last item of each segment
+  std::uint32_t num_segments;             ///< number of segments
+  std::size_t n;                          ///< items in the arrays (segments past it are ignored)
+  std::uint32_t* list_counts;             ///< kNumListBins counters, zero before classify
+  std::uint32_t* list_ids;                ///< every list, list l from list_offset[l] on
+  std::size_t list_offset[kNumListBins];  ///< where list l starts in list_ids
+  std::uint32_t list_capacity[kNumListBins];  ///< room of list l (see plan_scratch())
 };
 
 /// What the sort orders by: bits [begin_bit, end_bit) of the ordered key, and the direction.
@@ -57,120 +65,431 @@ struct BitRange {
   bool descending;  ///< largest first
 };
 
-/// The id list of class \p size_class.
+/// The id list of list bin \p list (bin kFirstWarpBin + list).
 /// \param segments the segments and the classification
-/// \param size_class kSmall, kMedium or kLarge
-__device__ __forceinline__ const std::uint32_t* class_list(const Segments& segments,
-                                                           SizeClass size_class) {
-  return segments.class_ids +
-         static_cast<std::size_t>(size_class) * static_cast<std::size_t>(segments.num_segments);
+/// \param list 0 .. kNumListBins - 1
+__device__ __forceinline__ const std::uint32_t* list_ids(const Segments& segments, int list) {
+  return segments.list_ids + segments.list_offset[list];
 }
 
-// ---- 1. Classification --------------------------------------------------------------------------
-
-/// One thread per segment: computes its class and appends its id to that class's list. The lanes
-/// of a warp that share a class take their slots with one atomic (the leader adds the number of
-/// members and broadcasts the old count), so the counters see at most three atomics per warp.
-/// The order of ids inside a list is whatever the atomics give: every segment is sorted on its
-/// own, so the order does not matter. Launch ceil(num_segments / kBlockThreads) blocks of
-/// kBlockThreads threads (whole warps take part in the ballots, past the last segment too).
-template <typename Key>
-__global__ void __launch_bounds__(kBlockThreads) classify_kernel(Segments segments) {
-  const std::size_t s = static_cast<std::size_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
-  SizeClass mine = SizeClass::kNone;
-  if (s < segments.num_segments)
-    mine = classify_segment(segments.begin_offsets[s], segments.end_offsets[s], segments.n,
-                            sizeof(Key));
-  const unsigned lane = threadIdx.x & 31u;
-  for (int c = 0; c < kNumSizeClasses; ++c) {
-    const SizeClass size_class = static_cast<SizeClass>(c);
-    const unsigned members = __ballot_sync(0xffffffffu, mine == size_class);
-    if (members == 0u) continue;  // the same for the whole warp
-    const int leader = __ffs(static_cast<int>(members)) - 1;
-    std::uint32_t base = 0;
-    if (static_cast<int>(lane) == leader)
-      base = atomicAdd(segments.class_counts + c, static_cast<std::uint32_t>(__popc(members)));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    if (mine == size_class) {
-      const unsigned below = members & ((1u << lane) - 1u);
-      const std::size_t slot = static_cast<std::size_t>(c) * segments.num_segments + base +
-                               static_cast<std::uint32_t>(__popc(below));
-      segments.class_ids[slot] = static_cast<std::uint32_t>(s);
-    }
-  }
+/// Entries in list \p list: its counter, but never more than its room. Only overlapping
+/// segments (a precondition the sort cannot check) can push a counter past the room; the
+/// classify kernel then drops the ids that do not fit instead of writing past the list.
+/// \param segments the segments and the classification
+/// \param list 0 .. kNumListBins - 1
+__device__ __forceinline__ std::uint32_t list_count(const Segments& segments, int list) {
+  return min(segments.list_counts[list], segments.list_capacity[list]);
 }
 
-// ---- 2. Small segments: one warp, a bitonic network -------------------------------------------
+/// The list of bin \p bin (bins kFirstWarpBin .. kLargeBin).
+/// \param bin a bin above the small ones
+__host__ __device__ constexpr int list_of_bin(int bin) {
+  return bin - kFirstWarpBin;
+}
 
-/// Shuffles \p value from lane (this lane ^ \p mask), for any unsigned type of up to 8 bytes.
+/// Shuffles \p value (an unsigned integer of up to 8 bytes) from lane (this lane ^ \p mask).
 template <typename Bits>
 __device__ __forceinline__ Bits shuffle_xor(Bits value, int mask) {
   using Wide = std::conditional_t<sizeof(Bits) <= 4, unsigned, unsigned long long>;
   return static_cast<Bits>(__shfl_xor_sync(0xffffffffu, static_cast<Wide>(value), mask));
 }
 
-/// One warp per small segment (1 .. kSmallMaxItems keys): lane l holds the entry (sort bits of
-/// key l, l), or (all ones, l) past the segment's end; the 15 steps of the bitonic network
-/// (bitonic_network.hpp) sort the entries by (bits, position), which is the stable order; lane l
-/// then copies the key (and value) at the position its entry names to output position l. The
-/// network moves 4 or 8 bytes of bits and a position, never the key itself: the key is read
-/// again from the input (the segment's 32 keys are one or two cache lines). Launch blocks of
-/// kBlockThreads threads; warp w of the grid takes list entries w, w + warps in the grid, ...
-template <typename Key, typename Value>
-__global__ void __launch_bounds__(kBlockThreads)
-    small_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
-  using Bits = typename KeyTraits<Key>::Bits;
-  const std::uint32_t count = segments.class_counts[static_cast<int>(SizeClass::kSmall)];
-  const std::uint32_t* ids = class_list(segments, SizeClass::kSmall);
-  const unsigned lane = threadIdx.x & 31u;
-  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kWarpsPerBlock;
-  const int num_bits = range.end_bit - range.begin_bit;
-  for (std::size_t w = static_cast<std::size_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32u;
-       w < count; w += warps) {  // the same condition for every lane of the warp
-    const std::uint32_t s = ids[w];
-    const std::uint32_t begin = segments.begin_offsets[s];
-    const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
-    Bits bits = static_cast<Bits>(~Bits{0});
-    std::uint32_t position = lane;
-    if (lane < size)
-      bits = network_sort_bits(arrays.keys_in[begin + lane], range.begin_bit, num_bits,
-                               range.descending);
+/// Shuffles \p value (an unsigned integer of up to 8 bytes, or a keys-only sort's value byte)
+/// from lane \p source.
+template <typename Bits>
+__device__ __forceinline__ Bits shuffle_from(Bits value, unsigned source) {
+  using Wide = std::conditional_t<sizeof(Bits) <= 4, unsigned, unsigned long long>;
+  return static_cast<Bits>(
+      __shfl_sync(0xffffffffu, static_cast<Wide>(value), static_cast<int>(source)));
+}
+
+/// Lanes below this one in the warp, as a mask.
+__device__ __forceinline__ unsigned lanes_below(unsigned lane) {
+  return (1u << lane) - 1u;
+}
+
+// ---- The bitonic network over lanes and registers ----------------------------------------------
+
+/// Sorts kLanes x kItems entries (bits, position) with the bitonic network of
+/// bitonic_network.hpp, entry x = group_lane * kItems + i in register i of lane group_lane of a
+/// group of kLanes consecutive lanes (aligned to kLanes). Steps j < kItems compare two registers
+/// of one lane; the others compare register i with register i of lane group_lane ^ (j / kItems),
+/// one shuffle of the bits and one of the position (the xor never leaves the group). Every lane
+/// of the warp must call it with the same kLanes and kItems. Afterwards entry x holds the x-th
+/// smallest entry.
+/// \param bits the entries' sort bits
+/// \param position the entries' positions (all different)
+/// \param group_lane this lane's index in its group, 0 .. kLanes - 1
+template <int kLanes, int kItems, typename Bits>
+__device__ __forceinline__ void bitonic_sort_entries(Bits (&bits)[kItems],
+                                                     std::uint32_t (&position)[kItems],
+                                                     unsigned group_lane) {
+  constexpr int kLogWidth = ceil_log2(static_cast<std::uint32_t>(kLanes * kItems));
 #pragma unroll
-    for (unsigned phase = 2; phase <= kNetworkWidth; phase <<= 1) {
+  for (int log_phase = 1; log_phase <= kLogWidth; ++log_phase) {
 #pragma unroll
-      for (unsigned step = phase >> 1; step > 0; step >>= 1) {
-        const Bits other_bits = shuffle_xor(bits, static_cast<int>(step));
-        const std::uint32_t other_position = shuffle_xor(position, static_cast<int>(step));
-        const bool other_first = entry_before(other_bits, other_position, bits, position);
-        if (bitonic_keeps_min(lane, phase, step) == other_first) {
-          bits = other_bits;
-          position = other_position;
+    for (int log_step = log_phase - 1; log_step >= 0; --log_step) {
+      const unsigned phase = 1u << log_phase, step = 1u << log_step;
+      if (step < static_cast<unsigned>(kItems)) {
+        // Both entries of a pair are in this lane's registers i and i + step.
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+          if ((static_cast<unsigned>(i) & step) != 0u) continue;
+          const int j = i + static_cast<int>(step);
+          const unsigned entry = group_lane * kItems + static_cast<unsigned>(i);
+          const bool upper_first = entry_before(bits[j], position[j], bits[i], position[i]);
+          if (bitonic_keeps_min(entry, phase, step) == upper_first) {
+            const Bits b = bits[i];
+            bits[i] = bits[j];
+            bits[j] = b;
+            const std::uint32_t p = position[i];
+            position[i] = position[j];
+            position[j] = p;
+          }
+        }
+      } else {
+        // The partner is register i of another lane of the group.
+        const int lane_mask = static_cast<int>(step) / kItems;
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+          const Bits other_bits = shuffle_xor(bits[i], lane_mask);
+          const std::uint32_t other_position = shuffle_xor(position[i], lane_mask);
+          const bool other_first = entry_before(other_bits, other_position, bits[i], position[i]);
+          const unsigned entry = group_lane * kItems + static_cast<unsigned>(i);
+          if (bitonic_keeps_min(entry, phase, step) == other_first) {
+            bits[i] = other_bits;
+            position[i] = other_position;
+          }
         }
       }
-    }
-    if (lane < size) {
-      arrays.keys_out[begin + lane] = arrays.keys_in[begin + position];
-      if constexpr (kHasValues<Value>)
-        arrays.values_out[begin + lane] = arrays.values_in[begin + position];
     }
   }
 }
 
-// ---- 3. Medium segments: one block, one tile of stage 05's block radix sort ---------------------
+// ---- 1. Classification, and the small bins sorted on the spot
+// ------------------------------------
 
-/// The block sort of the medium and large classes (stage 05's public block sort).
+/// The offsets of one warp's small segments in shared memory, grouped by bin (a counting sort of
+/// the warp's 32 segments by bin), so that the segments of one bin are consecutive.
+struct SmallSlots {
+  std::uint32_t begin[kWarpLanes];  ///< first item of each small segment
+  std::uint32_t size[kWarpLanes];   ///< its size
+};
+
+/// Shared memory of the classify kernel.
+struct ClassifyStorage {
+  std::uint32_t block_count[kNumListBins];  ///< the block's segments of each list bin
+  std::uint32_t block_base[kNumListBins];   ///< where the block's run starts in each list
+  SmallSlots small[kWarpsPerBlock];         ///< per warp
+};
+
+/// Rounds of a small bin whose loads one warp issues before it sorts any of them: independent
+/// loads in flight hide the memory latency that one round at a time would wait for in turn.
+inline constexpr int kSmallRoundsInFlight = 4;
+
+/// Sorts the \p count small segments of bin kBin listed at slots.begin/size[first ..] with
+/// groups of kLanes = 2^kBin lanes, one segment per group, 32 / kLanes segments per round of
+/// the warp. Per round every lane loads the key (and value) at its group position, the group's
+/// network sorts the entries (sort bits, position), and every lane fetches the key its entry
+/// names from that lane of its group (one shuffle; the value likewise) and stores it at its own
+/// position: loads and stores of consecutive segments are consecutive across the warp. All
+/// lanes of the warp call it (count is the same for all).
+template <int kBin, typename Key, typename Value>
+__device__ __forceinline__ void sort_small_bin(const SegmentedArrays<Key, Value>& arrays,
+                                               const SmallSlots& slots, unsigned first,
+                                               unsigned count, const BitRange& range,
+                                               unsigned lane) {
+  using Traits = KeyTraits<Key>;
+  using Bits = typename Traits::Bits;
+  constexpr int kLanes = small_group_lanes(kBin);
+  constexpr unsigned kGroupsPerWarp = kWarpLanes / kLanes;
+  constexpr int kInFlight = kLanes < kSmallRoundsInFlight ? kLanes : kSmallRoundsInFlight;
+  const unsigned group_lane = lane & (kLanes - 1u);  // the position this lane loads and stores
+  const unsigned group_first_lane = lane - group_lane;
+  const unsigned group = lane / kLanes;
+  const unsigned rounds = (count + kGroupsPerWarp - 1) / kGroupsPerWarp;
+  const int num_bits = range.end_bit - range.begin_bit;
+  for (unsigned round0 = 0; round0 < rounds; round0 += kInFlight) {
+    // Phase A: the loads of up to kInFlight rounds.
+    Bits raw[kInFlight];
+    ValueSlot<Value> value[kInFlight];
+    std::uint32_t begin[kInFlight], size[kInFlight];
+#pragma unroll
+    for (int q = 0; q < kInFlight; ++q) {
+      const unsigned slot = (round0 + q) * kGroupsPerWarp + group;
+      size[q] = slot < count ? slots.size[first + slot] : 0u;
+      begin[q] = slot < count ? slots.begin[first + slot] : 0u;
+      raw[q] = 0;
+      value[q] = ValueSlot<Value>{};
+      if (group_lane < size[q]) {
+        raw[q] = Traits::raw_bits(arrays.keys_in[begin[q] + group_lane]);
+        if constexpr (kHasValues<Value>) value[q] = arrays.values_in[begin[q] + group_lane];
+      }
+    }
+    // Phase B: per round, the group's network, the gather by shuffle, the stores.
+#pragma unroll
+    for (int q = 0; q < kInFlight; ++q) {
+      if (round0 + q >= rounds) break;  // the same for the whole warp
+      Bits bits[1] = {static_cast<Bits>(~Bits{0})};
+      std::uint32_t position[1] = {group_lane};
+      if (group_lane < size[q])
+        bits[0] = network_sort_bits(Traits::from_raw_bits(raw[q]), range.begin_bit, num_bits,
+                                    range.descending);
+      bitonic_sort_entries<kLanes, 1>(bits, position, group_lane);
+      // Lane position[0] of the group holds the key that belongs here (a real one: the padding
+      // entries sort after every real entry).
+      const unsigned source = group_first_lane + position[0];
+      const Bits sorted = shuffle_from(raw[q], source);
+      if constexpr (kHasValues<Value>) {
+        const Value sorted_value = shuffle_from(value[q], source);
+        if (group_lane < size[q]) arrays.values_out[begin[q] + group_lane] = sorted_value;
+      }
+      if (group_lane < size[q])
+        arrays.keys_out[begin[q] + group_lane] = Traits::from_raw_bits(sorted);
+    }
+  }
+}
+
+/// One thread per segment, in three phases:
+///  1. the segment's bin (classify_bin(): a power of two of sizes per bin);
+///  2. a segment of a bin above the small ones appends its id to its bin's list: the lanes of a
+///     warp with the same bin (__match_any_sync) take consecutive places in the block's run of
+///     that bin with one shared atomic, then one thread per bin takes the block's run in the
+///     global list with one global atomic (so a list counter sees one atomic per block, not per
+///     warp or segment). An id that would land past its list's room (only overlapping segments
+///     can cause that) is dropped rather than written out of bounds;
+///  3. the warp sorts its own small segments (1 .. 32 keys), bin by bin: a counting sort by bin
+///     puts their offsets in shared memory, then sort_small_bin() runs each bin with groups of
+///     its width, several segments per warp at once. Small segments thus cost no list entry and
+///     no second read of their offsets.
+/// Launch ceil(num_segments / kBlockThreads) blocks of kBlockThreads threads (every thread takes
+/// part in the ballots and barriers, past the last segment too).
 template <typename Key, typename Value>
-using BlockSort = stage05::BlockRadixSort<Key, kBlockThreads, block_keys_per_thread(sizeof(Key)),
-                                          Value, kBlockRadixBits>;
+__global__ void __launch_bounds__(kBlockThreads)
+    classify_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
+  __shared__ ClassifyStorage storage;
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x / 32u;
 
-/// Blocks of the medium and large kernels an SM should hold at once: __launch_bounds__ then caps
-/// their registers at 65536 / (2 * 256) = 128 per thread (without the cap ptxas took up to 255
-/// for 16 keys and 16 values per thread, one block per SM).
-inline constexpr int kBlockKernelMinBlocksPerSm = 2;
+  // Phase 1: the bin of this thread's segment.
+  const std::size_t s = static_cast<std::size_t>(blockIdx.x) * kBlockThreads + threadIdx.x;
+  std::uint32_t begin = 0, size = 0;
+  if (s < segments.num_segments) {
+    begin = segments.begin_offsets[s];
+    size = segment_size(begin, segments.end_offsets[s], segments.n);
+  }
+  const int bin = classify_bin(size, sizeof(Key));
 
-/// Keys of one block tile.
+  // Phase 2: append to the lists, one shared atomic per warp and bin, one global per block and
+  // bin.
+  if (threadIdx.x < kNumListBins) storage.block_count[threadIdx.x] = 0;
+  __syncthreads();
+  const bool listed = bin >= kFirstWarpBin && bin <= kLargeBin;
+  const int list = listed ? list_of_bin(bin) : 0;
+  const unsigned peers = __match_any_sync(0xffffffffu, bin);
+  const int leader = __ffs(static_cast<int>(peers)) - 1;
+  std::uint32_t warp_base = 0;
+  if (listed && static_cast<int>(lane) == leader)
+    warp_base = atomicAdd(storage.block_count + list, static_cast<std::uint32_t>(__popc(peers)));
+  const std::uint32_t rank = __shfl_sync(0xffffffffu, warp_base, leader) +
+                             static_cast<std::uint32_t>(__popc(peers & lanes_below(lane)));
+  __syncthreads();
+  if (threadIdx.x < kNumListBins) {
+    const std::uint32_t block_count = storage.block_count[threadIdx.x];
+    storage.block_base[threadIdx.x] =
+        block_count > 0 ? atomicAdd(segments.list_counts + threadIdx.x, block_count) : 0u;
+  }
+  __syncthreads();
+  if (listed) {
+    const std::uint32_t slot = storage.block_base[list] + rank;
+    if (slot < segments.list_capacity[list])
+      segments.list_ids[segments.list_offset[list] + slot] = static_cast<std::uint32_t>(s);
+  }
+
+  // Phase 3: this warp's small segments, grouped by bin, then sorted bin by bin.
+  SmallSlots& slots = storage.small[warp];
+  unsigned first[kNumSmallBins], count[kNumSmallBins];
+  unsigned next = 0;
+#pragma unroll
+  for (int b = 0; b < kNumSmallBins; ++b) {
+    const unsigned members = __ballot_sync(0xffffffffu, bin == b);
+    if (bin == b) {
+      const unsigned slot = next + static_cast<unsigned>(__popc(members & lanes_below(lane)));
+      slots.begin[slot] = begin;
+      slots.size[slot] = size;
+    }
+    first[b] = next;
+    count[b] = static_cast<unsigned>(__popc(members));
+    next += count[b];
+  }
+  __syncwarp();
+  if (count[0] > 0) sort_small_bin<0>(arrays, slots, first[0], count[0], range, lane);
+  if (count[1] > 0) sort_small_bin<1>(arrays, slots, first[1], count[1], range, lane);
+  if (count[2] > 0) sort_small_bin<2>(arrays, slots, first[2], count[2], range, lane);
+  if (count[3] > 0) sort_small_bin<3>(arrays, slots, first[3], count[3], range, lane);
+  if (count[4] > 0) sort_small_bin<4>(arrays, slots, first[4], count[4], range, lane);
+  if (count[5] > 0) sort_small_bin<5>(arrays, slots, first[5], count[5], range, lane);
+  static_assert(kNumSmallBins == 6, "one call per small bin");
+}
+
+// ---- 2. Warp bins: one warp per segment, 2 .. 8 keys per lane -----------------------------------
+
+/// Shared slot of segment position \p position in a warp's stage: one padding slot after every
+/// 32, so that the blocked reads (lane l reads l * K + i) of a warp spread over the banks.
+__device__ __forceinline__ std::uint32_t stage_slot(std::uint32_t position) {
+  return position + (position >> 5);
+}
+
+/// One warp's shared memory in the warp kernel: the segment's keys (as raw bits) and values,
+/// staged so that the global loads and stores are coalesced whatever order the network needs,
+/// and the sorted order (segment position of each output position).
+template <typename Key, typename Value>
+struct WarpStage {
+  static constexpr int kSlots = kWarpMaxItems + kWarpMaxItems / 32;  ///< padded slots
+  typename KeyTraits<Key>::Bits keys[kSlots];                        ///< the segment's keys
+  ValueSlot<Value> values[kHasValues<Value> ? kSlots : 1];           ///< and values
+  std::uint16_t order[kWarpMaxItems];  ///< order[r]: the segment position sorted to r
+};
+
+/// Sorts the segment [begin, begin + size) of warp bin kBin (2^(kBin-1) + 1 .. 2^kBin keys)
+/// with one warp, K = 2^kBin / 32 keys per lane, in three phases:
+///  1. stage: the warp copies the keys and values to shared memory (coalesced: lane l reads
+///     positions l, l + 32, ...);
+///  2. sort: lane l builds the entries (sort bits, position) of positions l * K .. l * K + K - 1
+///     (past the end: all ones) and the network sorts them (bitonic_sort_entries(): steps below
+///     K in registers, the others by shuffles);
+///  3. write: lane l records where its sorted entries came from in order[], then the warp
+///     copies key and value order[r] from the stage to output position r (coalesced again).
+/// All lanes of the warp call it; it ends with the stage free for the warp's next segment.
+template <int kBin, typename Key, typename Value>
+__device__ __forceinline__ void sort_warp_segment(const SegmentedArrays<Key, Value>& arrays,
+                                                  std::uint32_t begin, std::uint32_t size,
+                                                  const BitRange& range,
+                                                  WarpStage<Key, Value>& stage, unsigned lane) {
+  using Traits = KeyTraits<Key>;
+  using Bits = typename Traits::Bits;
+  constexpr int K = warp_keys_per_lane(kBin);
+
+  // Phase 1: stage the segment.
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    const std::uint32_t p = lane + static_cast<std::uint32_t>(i) * kWarpLanes;
+    if (p < size) {
+      stage.keys[stage_slot(p)] = Traits::raw_bits(arrays.keys_in[begin + p]);
+      if constexpr (kHasValues<Value>) stage.values[stage_slot(p)] = arrays.values_in[begin + p];
+    }
+  }
+  __syncwarp();
+
+  // Phase 2: the entries, blocked, and the network.
+  const int num_bits = range.end_bit - range.begin_bit;
+  Bits bits[K];
+  std::uint32_t position[K];
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    const std::uint32_t x = lane * K + static_cast<std::uint32_t>(i);
+    position[i] = x;
+    bits[i] = x < size ? network_sort_bits(Traits::from_raw_bits(stage.keys[stage_slot(x)]),
+                                           range.begin_bit, num_bits, range.descending)
+                       : static_cast<Bits>(~Bits{0});
+  }
+  bitonic_sort_entries<kWarpLanes, K>(bits, position, lane);
+
+  // Phase 3: where each output position comes from, then the coalesced copy out.
+#pragma unroll
+  for (int i = 0; i < K; ++i)
+    stage.order[lane * K + static_cast<std::uint32_t>(i)] = static_cast<std::uint16_t>(position[i]);
+  __syncwarp();
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    const std::uint32_t r = lane + static_cast<std::uint32_t>(i) * kWarpLanes;
+    if (r < size) {
+      const std::uint32_t from = stage_slot(stage.order[r]);
+      arrays.keys_out[begin + r] = Traits::from_raw_bits(stage.keys[from]);
+      if constexpr (kHasValues<Value>) arrays.values_out[begin + r] = stage.values[from];
+    }
+  }
+  __syncwarp();
+}
+
+/// Blocks of the warp kernel an SM should hold at once: __launch_bounds__ then caps its
+/// registers at 65536 / (3 x 256) = 85 per thread. Without the cap ptxas took 106 to 122 (two
+/// blocks, 16 warps per SM) for a kernel that waits on memory once per segment.
+inline constexpr int kWarpKernelMinBlocksPerSm = 3;
+
+/// One warp per segment of the warp bins (33 .. 256 keys; 8 segments per block at once). The
+/// three lists are seen as one (bin 64's list, then 128's, then 256's) and warp w of the grid
+/// takes its entries w, w + warps in the grid, ... in batches of 32:
+///  1. fetch: lane k reads the id of the batch's k-th entry and that segment's offsets, so one
+///     round trip to memory serves 32 segments instead of two per segment;
+///  2. sort: the warp takes the batch's segments in turn (begin and size by shuffle from lane
+///     k) and sorts each with sort_warp_segment() of its bin.
+/// Launch blocks of kBlockThreads threads. The three lists hold at most n / 33 + n / 65 +
+/// n / 129 < 2^30 ids (plan_scratch()), so 32-bit entry numbers cannot wrap.
+template <typename Key, typename Value>
+__global__ void __launch_bounds__(kBlockThreads, kWarpKernelMinBlocksPerSm)
+    warp_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
+  static_assert(kNumWarpBins == 3, "three lists below");
+  __shared__ WarpStage<Key, Value> stages[kWarpsPerBlock];
+  const unsigned lane = threadIdx.x & 31u;
+  WarpStage<Key, Value>& stage = stages[threadIdx.x / 32u];
+  constexpr int kList = list_of_bin(kFirstWarpBin);
+  const std::uint32_t count0 = list_count(segments, kList);
+  const std::uint32_t count01 = count0 + list_count(segments, kList + 1);
+  const std::uint32_t total = count01 + list_count(segments, kList + 2);
+  const std::uint32_t warps = gridDim.x * kWarpsPerBlock;
+  for (std::uint32_t batch = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32u; batch < total;
+       batch += kWarpLanes * warps) {  // the same for every lane of the warp
+    // Phase 1: lane k fetches the batch's k-th segment.
+    const std::uint32_t u = batch + lane * warps;
+    std::uint32_t begin = 0, size = 0;
+    if (u < total) {
+      const std::uint32_t s = u < count0    ? list_ids(segments, kList)[u]
+                              : u < count01 ? list_ids(segments, kList + 1)[u - count0]
+                                            : list_ids(segments, kList + 2)[u - count01];
+      begin = segments.begin_offsets[s];
+      size = segment_size(begin, segments.end_offsets[s], segments.n);
+    }
+    // Phase 2: the batch's segments in turn, each by the whole warp.
+    for (unsigned k = 0; k < kWarpLanes; ++k) {
+      const std::uint32_t u = batch + k * warps;
+      if (u >= total) break;  // the same for every lane
+      const std::uint32_t segment_begin = __shfl_sync(0xffffffffu, begin, static_cast<int>(k));
+      const std::uint32_t segment_items = __shfl_sync(0xffffffffu, size, static_cast<int>(k));
+      if (u < count0)
+        sort_warp_segment<kFirstWarpBin>(arrays, segment_begin, segment_items, range, stage, lane);
+      else if (u < count01)
+        sort_warp_segment<kFirstWarpBin + 1>(arrays, segment_begin, segment_items, range, stage,
+                                             lane);
+      else
+        sort_warp_segment<kFirstWarpBin + 2>(arrays, segment_begin, segment_items, range, stage,
+                                             lane);
+    }
+  }
+}
+
+// ---- 3. Tile bins: one block, one tile of stage 05's block radix sort ---------------------------
+
+/// The block sort of tile bin kBin (stage 05's public block sort, tile_shape(kBin)).
+template <typename Key, typename Value, int kBin>
+using TileSort =
+    stage05::BlockRadixSort<Key, tile_shape(kBin).threads, tile_shape(kBin).keys_per_thread, Value,
+                            tile_shape(kBin).radix_bits>;
+
+/// The tile bin whose tile the large class uses: the largest tile for the key's width.
 template <typename Key>
-inline constexpr int kTileItems = kBlockThreads* block_keys_per_thread(sizeof(Key));
+inline constexpr int kLargeTileBin = sizeof(Key) <= 4 ? kLargeBin - 1 : kLargeBin - 2;
+
+/// Registers a thread of a block kernel may take at most: __launch_bounds__ asks for
+/// 65536 / (threads x 128) blocks per SM (2 for 256 threads, 4 for 128). Without the cap ptxas
+/// took up to 255 for 16 keys and 16 values per thread, one block per SM.
+inline constexpr int kBlockKernelMaxRegisters = 128;
+
+/// Minimum blocks per SM of a block kernel of \p threads threads (see kBlockKernelMaxRegisters).
+/// \param threads threads per block
+constexpr int block_kernel_min_blocks(int threads) {
+  return 65536 / (threads * kBlockKernelMaxRegisters);
+}
 
 /// The key every tile position past the segment's end holds: it sorts last in the requested
 /// direction (its twiddled bits are all ones ascending, all zeros descending, so every digit of
@@ -186,25 +505,27 @@ __device__ __forceinline__ Key padding_key(bool descending) {
 
 /// Shared memory of the block kernels: the block sort's storage, or a tile of keys or values on
 /// its way from striped (coalesced global loads) to blocked (the sort's input order).
-template <typename Key, typename Value>
+template <typename Key, typename Value, int kBin>
 union TileStorage {
+  /// Keys of one tile.
+  static constexpr int kItems = static_cast<int>(bin_max_items(kBin));
   /// Slots of one tile with a padding slot after every 32 (stage05::padded_slot()).
-  static constexpr int kSlots = kTileItems<Key> + kTileItems<Key> / 32 + 1;
-  typename BlockSort<Key, Value>::TempStorage sort;  ///< while sorting
-  Key keys[kSlots];                                  ///< while loading keys
-  std::conditional_t<kHasValues<Value>, Value, unsigned char> values[kSlots];  ///< values
+  static constexpr int kSlots = kItems + kItems / 32 + 1;
+  typename TileSort<Key, Value, kBin>::TempStorage sort;  ///< while sorting
+  Key keys[kSlots];                                       ///< while loading keys
+  ValueSlot<Value> values[kSlots];                        ///< while loading values
 };
 
-/// Loads items [0, valid) of \p source (coalesced: thread t reads t, t + kBlockThreads, ...) into
-/// a *blocked* register array (thread t holds tile positions t*K .. t*K + K-1, the order the
-/// block sort keeps for equal keys) through shared memory; positions from \p valid on get
-/// \p padding. Starts and ends with the slots free for the next user.
-template <typename T, int K>
+/// Loads items [0, valid) of \p source (coalesced: thread t reads t, t + kThreads, ...) into a
+/// *blocked* register array (thread t holds tile positions t*K .. t*K + K-1, the order the block
+/// sort keeps for equal keys) through shared memory; positions from \p valid on get \p padding.
+/// Starts and ends with the slots free for the next user.
+template <int kThreads, typename T, int K>
 __device__ __forceinline__ void load_blocked(const T* source, std::uint32_t valid, T padding,
                                              T* slots, T (&items)[K]) {
 #pragma unroll
   for (int i = 0; i < K; ++i) {
-    const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
+    const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;
     slots[stage05::padded_slot(p)] = p < valid ? source[p] : padding;
   }
   __syncthreads();
@@ -214,47 +535,82 @@ __device__ __forceinline__ void load_blocked(const T* source, std::uint32_t vali
   __syncthreads();
 }
 
-/// One block per medium segment (kSmallMaxItems < size <= one tile): load the segment as one
-/// padded tile, sort it with stage 05's BlockRadixSort (blocked in, striped out), store the
-/// first `size` positions (coalesced). Block b takes list entries b, b + gridDim.x, ...
-template <typename Key, typename Value>
-__global__ void __launch_bounds__(kBlockThreads, kBlockKernelMinBlocksPerSm)
-    medium_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
-  using Sort = BlockSort<Key, Value>;
-  constexpr int K = block_keys_per_thread(sizeof(Key));
-  __shared__ TileStorage<Key, Value> storage;
-  const std::uint32_t count = segments.class_counts[static_cast<int>(SizeClass::kMedium)];
-  const std::uint32_t* ids = class_list(segments, SizeClass::kMedium);
-  for (std::uint32_t b = blockIdx.x; b < count; b += gridDim.x) {  // the same for the block
-    const std::uint32_t s = ids[b];
-    const std::uint32_t begin = segments.begin_offsets[s];
-    const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
-    Key keys[K];
-    load_blocked(arrays.keys_in + begin, size, padding_key<Key>(range.descending), storage.keys,
-                 keys);
-    if constexpr (kHasValues<Value>) {
-      Value values[K];
-      load_blocked(arrays.values_in + begin, size, Value{}, storage.values, values);
-      Sort(storage.sort)
-          .sort_blocked_to_striped(keys, values, range.descending, range.begin_bit, range.end_bit);
+/// Offsets of the segments a block kernel sorts next, fetched by all threads at once.
+template <int kThreads>
+struct SegmentBatch {
+  std::uint32_t begin[kThreads];  ///< first item of each segment of the batch
+  std::uint32_t size[kThreads];   ///< its size
+};
+
+/// One block per segment of tile bin kBin (2^(kBin-1) + 1 .. 2^kBin keys, so the tile is never
+/// more than twice the segment). Block b takes entries b, b + gridDim.x, ... of the bin's list in
+/// batches of one entry per thread:
+///  1. fetch: thread t reads the id of the batch's t-th entry and that segment's offsets into
+///     shared memory (one round trip for the whole batch instead of two per segment);
+///  2. sort, per segment of the batch: load it as one padded tile, sort it with stage 05's
+///     BlockRadixSort of tile_shape(kBin) (blocked in, striped out), store the first `size`
+///     positions (coalesced).
+/// Launch blocks of tile_shape(kBin).threads threads.
+template <typename Key, typename Value, int kBin>
+__global__ void __launch_bounds__(tile_shape(kBin).threads,
+                                  block_kernel_min_blocks(tile_shape(kBin).threads))
+    tile_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
+  using Sort = TileSort<Key, Value, kBin>;
+  constexpr int kThreads = tile_shape(kBin).threads;
+  constexpr int K = tile_shape(kBin).keys_per_thread;
+  __shared__ TileStorage<Key, Value, kBin> storage;
+  __shared__ SegmentBatch<kThreads> batch;
+  const std::uint32_t count = list_count(segments, list_of_bin(kBin));
+  const std::uint32_t* ids = list_ids(segments, list_of_bin(kBin));
+  const std::uint64_t blocks = gridDim.x;
+  for (std::uint64_t first = blockIdx.x; first < count;
+       first += kThreads * blocks) {  // the same for the whole block
+    // Phase 1: thread t fetches the batch's t-th segment. The previous batch's last barrier
+    // ordered every read of `batch` before these writes.
+    const std::uint64_t mine = first + threadIdx.x * blocks;
+    std::uint32_t begin = 0, size = 0;
+    if (mine < count) {
+      const std::uint32_t s = ids[mine];
+      begin = segments.begin_offsets[s];
+      size = segment_size(begin, segments.end_offsets[s], segments.n);
+    }
+    batch.begin[threadIdx.x] = begin;
+    batch.size[threadIdx.x] = size;
+    __syncthreads();
+    // Phase 2: the batch's segments in turn.
+    for (int k = 0; k < kThreads; ++k) {
+      if (first + k * blocks >= count) break;  // the same for the whole block
+      const std::uint32_t segment_begin = batch.begin[k];
+      const std::uint32_t segment_items = batch.size[k];
+      Key keys[K];
+      load_blocked<kThreads>(arrays.keys_in + segment_begin, segment_items,
+                             padding_key<Key>(range.descending), storage.keys, keys);
+      if constexpr (kHasValues<Value>) {
+        Value values[K];
+        load_blocked<kThreads>(arrays.values_in + segment_begin, segment_items, Value{},
+                               storage.values, values);
+        Sort(storage.sort)
+            .sort_blocked_to_striped(keys, values, range.descending, range.begin_bit,
+                                     range.end_bit);
 #pragma unroll
-      for (int i = 0; i < K; ++i) {
-        const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-        if (p < size) {
-          arrays.keys_out[begin + p] = keys[i];
-          arrays.values_out[begin + p] = values[i];
+        for (int i = 0; i < K; ++i) {
+          const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;
+          if (p < segment_items) {
+            arrays.keys_out[segment_begin + p] = keys[i];
+            arrays.values_out[segment_begin + p] = values[i];
+          }
+        }
+      } else {
+        Sort(storage.sort)
+            .sort_blocked_to_striped(keys, range.descending, range.begin_bit, range.end_bit);
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+          const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;
+          if (p < segment_items) arrays.keys_out[segment_begin + p] = keys[i];
         }
       }
-    } else {
-      Sort(storage.sort)
-          .sort_blocked_to_striped(keys, range.descending, range.begin_bit, range.end_bit);
-#pragma unroll
-      for (int i = 0; i < K; ++i) {
-        const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-        if (p < size) arrays.keys_out[begin + p] = keys[i];
-      }
+      __syncthreads();  // the sort's storage (and, after the last, `batch`) is free again
     }
-    __syncthreads();  // the sort's storage is free before the next segment's load
   }
 }
 
@@ -316,15 +672,17 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
 /// block on the whole segment: correct at any size up to 2^30, slow for few huge segments. It
 /// is the path to replace (device-wide passes, or many blocks per segment).
 template <typename Key, typename Value>
-__global__ void __launch_bounds__(kBlockThreads, kBlockKernelMinBlocksPerSm)
+__global__ void __launch_bounds__(kBlockThreads, block_kernel_min_blocks(kBlockThreads))
     large_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
-  using Sort = BlockSort<Key, Value>;
-  constexpr int K = block_keys_per_thread(sizeof(Key));
-  constexpr std::uint32_t kTile = kTileItems<Key>;
-  __shared__ TileStorage<Key, Value> storage;
+  constexpr int kTileBin = kLargeTileBin<Key>;
+  using Sort = TileSort<Key, Value, kTileBin>;
+  static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is this kernel's");
+  constexpr int K = tile_shape(kTileBin).keys_per_thread;
+  constexpr std::uint32_t kTile = bin_max_items(kTileBin);
+  __shared__ TileStorage<Key, Value, kTileBin> storage;
   __shared__ LargePassStorage pass_storage;
-  const std::uint32_t count = segments.class_counts[static_cast<int>(SizeClass::kLarge)];
-  const std::uint32_t* ids = class_list(segments, SizeClass::kLarge);
+  const std::uint32_t count = list_count(segments, list_of_bin(kLargeBin));
+  const std::uint32_t* ids = list_ids(segments, list_of_bin(kLargeBin));
   const int num_bits = range.end_bit - range.begin_bit;
   const int passes = (num_bits + kBlockRadixBits - 1) / kBlockRadixBits;
   for (std::uint32_t b = blockIdx.x; b < count; b += gridDim.x) {  // the same for the block
@@ -383,12 +741,12 @@ __global__ void __launch_bounds__(kBlockThreads, kBlockKernelMinBlocksPerSm)
       for (std::uint32_t tile = 0; tile < size; tile += kTile) {
         const std::uint32_t valid = min(kTile, size - tile);
         Key keys[K];
-        load_blocked(source_keys + tile, valid, padding_key<Key>(range.descending), storage.keys,
-                     keys);
+        load_blocked<kBlockThreads>(source_keys + tile, valid, padding_key<Key>(range.descending),
+                                    storage.keys, keys);
         count_tile_digits(keys, valid, first_bit, pass_bits, range.descending, pass_storage);
         if constexpr (kHasValues<Value>) {
           Value values[K];
-          load_blocked(source_values + tile, valid, Value{}, storage.values, values);
+          load_blocked<kBlockThreads>(source_values + tile, valid, Value{}, storage.values, values);
           Sort(storage.sort)
               .sort_blocked_to_striped(keys, values, range.descending, first_bit,
                                        first_bit + pass_bits);

@@ -1,21 +1,29 @@
 /// \file
-/// \brief Stage 06's segment size classes and their thresholds, all in one place.
+/// \brief Stage 06's segment size classes, their bins and the shape of every bin, all in one
+/// place.
 ///
 /// One algorithm cannot serve a million segments of 8 keys and eight segments of a million keys,
-/// so every segment is put in a *size class*, and each class has a kernel shaped for it:
+/// so every segment goes to a *bin* by its size, and each bin has a sort shaped for it. A bin is
+/// one power of two: bin b holds the sizes 2^(b-1) + 1 .. 2^b (bin 0 holds size 1), so no bin
+/// pads a segment to more than twice its size. The bins form three *classes*:
 ///
-/// | class  | segment size (4-byte keys)  | who sorts one segment                         |
-/// |--------|-----------------------------|-----------------------------------------------|
-/// | small  | 1 .. 32                     | one warp: a bitonic network, one key per lane  |
-/// | medium | 33 .. 4096 (one block tile) | one block: stage 05's BlockRadixSort           |
-/// | large  | 4097 ..                     | one block: radix passes through global scratch |
+/// | class  | bins | sizes       | who sorts one segment                                   |
+/// |--------|------|-------------|---------------------------------------------------------|
+/// | small  | 0-5  | 1 .. 32     | a group of 1 .. 32 lanes (the bin's width), one key each |
+/// | medium | 6-8  | 33 .. 256   | one warp, 2, 4 or 8 keys per lane: a bitonic network     |
+/// | medium | 9-12 | 257 .. 4096 | one block: stage 05's BlockRadixSort, a 512 .. 4096 tile |
+/// | large  | 13   | 4097 ..     | one block: radix passes through global scratch (slow)    |
 ///
-/// Empty segments (and segments whose end lies past the input, see classify_segment()) belong to
-/// no class: nothing is launched for them. 8-byte keys have a tile of 2048 keys, so their medium
-/// class ends at 2048.
+/// The small bins are sorted by the classify kernel itself, 32 / width segments per warp at
+/// once; the warp bins 8 segments per block; the tile bins one segment per block.
+///
+/// 8-byte keys have no 4096-key tile (16 keys of 8 bytes per thread would not fit the registers),
+/// so their medium class ends at 2048 and bin 12 stays empty. Empty segments (and segments whose
+/// end lies past the input, see segment_size()) belong to no bin: nothing is launched for them.
 ///
 /// This header is plain C++ with host-device functions: the classify kernel and the CPU model
-/// (segmented_model.hpp) call the very same classify_segment().
+/// (segmented_model.hpp) call the very same classify_bin(), and the launcher and the model read
+/// the same tile shapes.
 #pragma once
 
 #include <cstddef>
@@ -26,50 +34,156 @@
 /// Stage 06: segmented sort by segment size class.
 namespace sortlab::stage06 {
 
-/// The classes that have work. Their values index the per-class counters and id lists in the
-/// scratch.
+/// The three coarse classes (what the tests and the traces name; the kernels work by bin).
 enum class SizeClass : std::uint32_t {
-  kSmall = 0,   ///< one warp per segment
-  kMedium = 1,  ///< one block per segment, one tile
-  kLarge = 2,   ///< one block per segment, several tiles per radix pass (the slow path)
+  kSmall = 0,   ///< 1 .. 32 keys: sub-warp groups, one key per lane
+  kMedium = 1,  ///< 33 .. one block tile: one warp (up to 256 keys) or one block tile
+  kLarge = 2,   ///< more than one tile: one block, several tiles per radix pass (the slow path)
   kNone = 3,    ///< empty or invalid: nothing to sort
 };
 
 /// Number of classes with work (kSmall, kMedium, kLarge).
 inline constexpr int kNumSizeClasses = 3;
 
-// ---- The thresholds and the block shapes they follow from --------------------------------------
+// ---- The bins ----------------------------------------------------------------------------------
 
-/// Largest segment of the small class: one key per lane of one warp. A bitonic network of 32
-/// lanes takes 15 compare-exchange steps of one shuffle each; longer segments would need several
-/// keys per lane (a later refinement, with finer bins as issue 17 asks).
-inline constexpr std::uint32_t kSmallMaxItems = 32;
+/// Number of bins with work: 14 (0 .. kLargeBin). Bin b < kLargeBin holds the segments of
+/// 2^(b-1) + 1 .. 2^b keys (bin 0: one key); kLargeBin holds everything above one block tile.
+inline constexpr int kNumBins = 14;
 
-/// Threads per block of the medium and large kernels (8 warps). The small kernel uses the same
-/// block size, one segment per warp.
+/// The bin of segments larger than one block tile.
+inline constexpr int kLargeBin = kNumBins - 1;
+
+/// The "bin" of an empty or invalid segment.
+inline constexpr int kNoBin = kNumBins;
+
+/// Small bins 0 .. 5: a group of 2^b lanes sorts one segment, one key per lane.
+inline constexpr int kNumSmallBins = 6;
+
+/// First bin of one warp with several keys per lane (64 keys).
+inline constexpr int kFirstWarpBin = kNumSmallBins;
+
+/// Warp bins 6, 7, 8: 64, 128, 256 keys, 2, 4, 8 keys per lane.
+inline constexpr int kNumWarpBins = 3;
+
+/// First bin of one block tile (512 keys).
+inline constexpr int kFirstTileBin = kFirstWarpBin + kNumWarpBins;
+
+/// Tile bins 9 .. 12: 512, 1024, 2048, 4096 keys.
+inline constexpr int kNumTileBins = 4;
+
+/// The bins whose segments the classify kernel appends to an id list for a later kernel: every
+/// bin but the small ones (which the classify kernel sorts itself). List l holds bin
+/// kFirstWarpBin + l.
+inline constexpr int kNumListBins = kNumBins - kNumSmallBins;
+
+/// Lanes of one warp.
+inline constexpr int kWarpLanes = 32;
+
+/// Threads per block of the classify, warp and large kernels (8 warps).
 inline constexpr int kBlockThreads = 256;
 
 /// Warps per block.
-inline constexpr int kWarpsPerBlock = kBlockThreads / 32;
+inline constexpr int kWarpsPerBlock = kBlockThreads / kWarpLanes;
 
-/// Digit width of the block radix sort of the medium and large classes, and of the large class's
-/// global passes: 2^6 packed 16-bit counters per thread are 33 KiB of shared memory at 256
-/// threads, as in stage 05's device sort.
+/// Largest segment of bin \p bin (b < kLargeBin): 2^b keys, the width of its network or tile.
+/// \param bin a bin below kLargeBin
+SORTLAB_HOST_DEVICE constexpr std::uint32_t bin_max_items(int bin) {
+  return std::uint32_t{1} << bin;
+}
+
+/// Smallest segment of bin \p bin: one more than the bin below holds (1 for bin 0).
+/// \param bin any bin 0 .. kLargeBin (for kLargeBin pass the tile's largest bin + 1, see
+/// large_min_items())
+SORTLAB_HOST_DEVICE constexpr std::uint32_t bin_min_items(int bin) {
+  return bin == 0 ? 1u : bin_max_items(bin - 1) + 1u;
+}
+
+/// Largest segment of the small class (bin 5): one key per lane of a whole warp.
+inline constexpr std::uint32_t kSmallMaxItems = bin_max_items(kNumSmallBins - 1);
+
+/// Largest segment of the warp bins (bin 8): 8 keys per lane.
+inline constexpr std::uint32_t kWarpMaxItems = bin_max_items(kFirstTileBin - 1);
+
+/// Lanes that sort one segment of small bin \p bin together (1, 2, 4, 8, 16, 32): the bin's
+/// width, one key per lane.
+/// \param bin a small bin, 0 .. kNumSmallBins - 1
+SORTLAB_HOST_DEVICE constexpr int small_group_lanes(int bin) {
+  return 1 << bin;
+}
+
+/// Keys per lane of warp bin \p bin (2, 4, 8).
+/// \param bin a warp bin, kFirstWarpBin .. kFirstTileBin - 1
+SORTLAB_HOST_DEVICE constexpr int warp_keys_per_lane(int bin) {
+  return static_cast<int>(bin_max_items(bin)) / kWarpLanes;
+}
+
+// ---- The block tiles (bins 9 .. 12 and the large class) -----------------------------------------
+
+/// The shape of one block tile of stage 05's BlockRadixSort: threads x keys per thread keys,
+/// r-bit digits per block pass. Not measured yet: the small tiles take 4-bit digits because
+/// their per-thread counters (2^(r-1) + 1 words, cleared and scanned every pass) would cost more
+/// than their 4 or 8 keys at r = 6; the large ones keep stage 05's 6 bits (fewer passes).
+struct TileShape {
+  int threads;          ///< threads per block
+  int keys_per_thread;  ///< keys each thread holds
+  int radix_bits;       ///< digit width of the block sort's passes
+};
+
+/// Digit width of the 2048- and 4096-key tiles and of the large class's global passes: 2^6
+/// packed 16-bit counters per thread are 33 KiB of shared memory at 256 threads, as in stage
+/// 05's device sort.
 inline constexpr int kBlockRadixBits = 6;
 
-/// Keys per thread of the block sort for a key of \p key_bytes bytes: 16 for keys of up to 4
-/// bytes (4096-key tiles), 8 for 8-byte keys (2048 keys: the same 16 KiB of keys per tile, in
-/// the same registers), as in stage 05.
+/// The tile of tile bin \p bin (9 .. 12): 512 = 128 x 4, 1024 = 128 x 8, 2048 = 256 x 8,
+/// 4096 = 256 x 16 keys.
+/// \param bin a tile bin, kFirstTileBin .. kLargeBin - 1
+SORTLAB_HOST_DEVICE constexpr TileShape tile_shape(int bin) {
+  return bin == kFirstTileBin       ? TileShape{128, 4, 4}
+         : bin == kFirstTileBin + 1 ? TileShape{128, 8, 4}
+         : bin == kFirstTileBin + 2 ? TileShape{256, 8, kBlockRadixBits}
+                                    : TileShape{256, 16, kBlockRadixBits};
+}
+
+/// Whether tile bin \p bin exists for keys of \p key_bytes bytes: 8-byte keys stop at the
+/// 2048-key tile (8 keys per thread, the same 16 KiB of keys per tile as 4096 4-byte keys).
+/// \param bin a tile bin
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr bool tile_bin_exists(int bin, std::size_t key_bytes) {
+  return key_bytes <= 4 || bin < kFirstTileBin + 3;
+}
+
+/// Keys per thread of the large class's block sort for a key of \p key_bytes bytes: 16 for keys
+/// of up to 4 bytes (4096-key tiles), 8 for 8-byte keys (2048 keys), as in stage 05. The large
+/// class uses the largest tile of the key's width.
 /// \param key_bytes sizeof(Key)
 SORTLAB_HOST_DEVICE constexpr int block_keys_per_thread(std::size_t key_bytes) {
   return key_bytes <= 4 ? 16 : 8;
 }
 
-/// Keys of one block tile: the largest segment of the medium class.
+/// Keys of the largest block tile: the largest segment of the medium class (4096, or 2048 for
+/// 8-byte keys).
 /// \param key_bytes sizeof(Key)
 SORTLAB_HOST_DEVICE constexpr std::uint32_t medium_max_items(std::size_t key_bytes) {
   return static_cast<std::uint32_t>(kBlockThreads * block_keys_per_thread(key_bytes));
 }
+
+/// Smallest segment of the large class.
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr std::uint32_t large_min_items(std::size_t key_bytes) {
+  return medium_max_items(key_bytes) + 1u;
+}
+
+/// Smallest segment bin \p bin can hold for keys of \p key_bytes bytes (what bounds the length
+/// of its id list: non-overlapping segments of at least that size in n items number at most n
+/// divided by it).
+/// \param bin any bin 0 .. kLargeBin
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr std::uint32_t bin_lower_bound(int bin, std::size_t key_bytes) {
+  return bin == kLargeBin ? large_min_items(key_bytes) : bin_min_items(bin);
+}
+
+// ---- Classification ----------------------------------------------------------------------------
 
 /// Size of a segment as the sort sees it: end - begin when begin < end <= n, else 0. A segment
 /// with end <= begin is empty (CUB's convention). One whose end lies past the input is a caller
@@ -83,14 +197,38 @@ SORTLAB_HOST_DEVICE constexpr std::uint32_t segment_size(std::uint32_t begin, st
   return (begin < end && end <= n) ? end - begin : 0u;
 }
 
+/// ceil(log2(size)) for 1 <= size <= 2^31: the power-of-two bin of a size.
+/// \param size at least 1
+SORTLAB_HOST_DEVICE constexpr int ceil_log2(std::uint32_t size) {
+  int log = 0;
+  while ((std::uint32_t{1} << log) < size) ++log;
+  return log;
+}
+
+/// The bin of a segment of \p size items for keys of \p key_bytes bytes: kNoBin for 0,
+/// ceil(log2(size)) up to one block tile, kLargeBin above.
+/// \param size the segment's size (segment_size())
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr int classify_bin(std::uint32_t size, std::size_t key_bytes) {
+  if (size == 0) return kNoBin;
+  if (size > medium_max_items(key_bytes)) return kLargeBin;
+  return ceil_log2(size);
+}
+
+/// The class a bin belongs to.
+/// \param bin 0 .. kNoBin
+SORTLAB_HOST_DEVICE constexpr SizeClass class_of_bin(int bin) {
+  return bin >= kNoBin          ? SizeClass::kNone
+         : bin == kLargeBin     ? SizeClass::kLarge
+         : bin >= kNumSmallBins ? SizeClass::kMedium
+                                : SizeClass::kSmall;
+}
+
 /// The class of a segment of \p size items, for keys of \p key_bytes bytes.
 /// \param size the segment's size (segment_size())
 /// \param key_bytes sizeof(Key)
 SORTLAB_HOST_DEVICE constexpr SizeClass classify_size(std::uint32_t size, std::size_t key_bytes) {
-  if (size == 0) return SizeClass::kNone;
-  if (size <= kSmallMaxItems) return SizeClass::kSmall;
-  if (size <= medium_max_items(key_bytes)) return SizeClass::kMedium;
-  return SizeClass::kLarge;
+  return class_of_bin(classify_bin(size, key_bytes));
 }
 
 /// The class of the segment [begin, end) of an input of \p n items.
@@ -118,9 +256,31 @@ constexpr const char* to_string(SizeClass size_class) {
   }
 }
 
-static_assert(kSmallMaxItems == 32, "the small kernel holds one key per lane of one warp");
+static_assert(kSmallMaxItems == 32, "the small class holds one key per lane of one warp");
+static_assert(kWarpMaxItems == 256 && warp_keys_per_lane(kFirstTileBin - 1) == 8,
+              "the warp bins end at 8 keys per lane");
 static_assert(medium_max_items(4) == 4096 && medium_max_items(8) == 2048,
-              "the medium class ends at one block tile");
-static_assert(kSmallMaxItems < medium_max_items(8), "the classes must not overlap");
+              "the medium class ends at the largest block tile");
+static_assert(tile_shape(kLargeBin - 1).threads == kBlockThreads &&
+                  tile_shape(kLargeBin - 1).keys_per_thread == block_keys_per_thread(4),
+              "the 4096-key tile is the large class's tile for 4-byte keys");
+static_assert(tile_shape(kLargeBin - 2).keys_per_thread == block_keys_per_thread(8),
+              "the 2048-key tile is the large class's tile for 8-byte keys");
+static_assert(classify_bin(1, 4) == 0 && classify_bin(2, 4) == 1 && classify_bin(3, 4) == 2 &&
+                  classify_bin(32, 4) == 5 && classify_bin(33, 4) == 6 &&
+                  classify_bin(256, 4) == 8 && classify_bin(257, 4) == 9 &&
+                  classify_bin(4096, 4) == 12 && classify_bin(4097, 4) == kLargeBin &&
+                  classify_bin(2049, 8) == kLargeBin,
+              "every bin holds one power of two of sizes");
+
+/// Every tile's keys fill its shape exactly: the tile of bin b is 2^b keys.
+constexpr bool tile_shapes_match_bins() {
+  for (int bin = kFirstTileBin; bin < kLargeBin; ++bin)
+    if (static_cast<std::uint32_t>(tile_shape(bin).threads * tile_shape(bin).keys_per_thread) !=
+        bin_max_items(bin))
+      return false;
+  return true;
+}
+static_assert(tile_shapes_match_bins(), "tile b must hold 2^b keys");
 
 }  // namespace sortlab::stage06

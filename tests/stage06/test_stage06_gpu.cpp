@@ -2,7 +2,8 @@
 /// \brief Stage 06 segmented sort on the GPU (run on the H100):
 /// every segment mix of issue 17 (all sizes 0 or 1; equal sizes 8, 32, 128, 1000, 4096, 65536;
 /// uniform random sizes; power-law sizes with a few huge segments; empty segments between full
-/// ones; gaps between segments, listed out of order, one past the input; every class boundary)
+/// ones; gaps between segments, listed out of order, one past the input; every class boundary;
+/// every power-of-two bin edge 1 .. 4097, and warps full of one small bin)
 /// for u32, i32, f32 and u64 keys and every harness distribution, against the CPU reference on
 /// poisoned outputs (positions outside every segment must keep the poison); pairs stable with
 /// u32 and u64 values; descending and bit ranges; a reused, misaligned scratch; a sort on its own
@@ -94,6 +95,57 @@ std::vector<std::uint32_t> within_budget(const std::vector<std::uint32_t>& sizes
   return kept;
 }
 
+/// Segments at every bin edge (size_classes.hpp: bin b holds 2^(b-1) + 1 .. 2^b keys), each
+/// layout at most 4200 items so that the sanitizer runs (SORTLAB_TEST_MAX_N=4200) keep them all,
+/// listed out of order, with a one-item gap after every segment (a gap must keep the poison):
+/// - sizes 1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257 (every small and warp
+///   bin at both ends, and the first tile bin's bottom);
+/// - 512, 513, 1024, 1025 (the 512- and 1024-key tiles at both ends);
+/// - 2048, 2049 (the 2048-key tile's top; 4096's bottom for 4-byte keys, large for 8-byte);
+/// - 4096 with a few small ones (the 4096-key tile's top; large for 8-byte keys);
+/// - 4097 (the smallest large segment of 4-byte keys);
+/// - every size 1 .. 32 five times in random order (warps of the classify kernel that hold
+///   segments of several small bins at once, and bins whose segments need several rounds);
+/// - 40 segments of 32, 70 of 8 and 90 of 2 keys in that order (whole warps of one small bin:
+///   full rounds, more rounds than a warp keeps in flight, a partial last round).
+std::vector<Layout> bin_edge_layouts(std::uint64_t seed) {
+  std::mt19937_64 random(seed ^ 0xB1u);
+  const auto with_gaps = [&random](const std::string& name, std::vector<std::uint32_t> sizes,
+                                   bool shuffle) {
+    if (shuffle) std::shuffle(sizes.begin(), sizes.end(), random);
+    Layout layout{name, 0, {}, {}};
+    std::uint32_t at = 0;
+    for (std::uint32_t size : sizes) {
+      layout.begin.push_back(at);
+      layout.end.push_back(at + size);
+      at += size + 1;
+    }
+    layout.n = at;
+    return layout;
+  };
+  std::vector<Layout> layouts;
+  layouts.push_back(with_gaps("bin edges 1 to 257",
+                              {1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257},
+                              true));
+  layouts.push_back(with_gaps("bin edges 512 to 1025", {512, 513, 1024, 1025}, true));
+  layouts.push_back(with_gaps("bin edges 2048 and 2049", {2048, 2049}, true));
+  layouts.push_back(with_gaps("bin edge 4096", {4096, 64, 33, 1}, true));
+  layouts.push_back(with_gaps("bin edge 4097", {4097}, false));
+  {
+    std::vector<std::uint32_t> sizes;
+    for (int copy = 0; copy < 5; ++copy)
+      for (std::uint32_t size = 1; size <= 32; ++size) sizes.push_back(size);
+    layouts.push_back(with_gaps("every small size five times", sizes, true));
+  }
+  {
+    std::vector<std::uint32_t> sizes(40, 32);
+    sizes.insert(sizes.end(), 70, 8);
+    sizes.insert(sizes.end(), 90, 2);
+    layouts.push_back(with_gaps("whole warps of one small bin", sizes, false));
+  }
+  return layouts;
+}
+
 /// Every segment mix of issue 17, small enough for the whole suite to take well under a minute
 /// on an H100 (most of the time is the CPU reference). Each layout shrinks to SORTLAB_TEST_MAX_N
 /// items where it can and keeps its character: under the device check's sanitizer cap (4200)
@@ -131,6 +183,7 @@ std::vector<Layout> all_layouts(std::uint64_t seed) {
     layouts.push_back(
         from_sizes("empty segments between full ones", within_budget(sizes, budget(1u << 18))));
   }
+  for (Layout& layout : bin_edge_layouts(seed)) layouts.push_back(std::move(layout));
   {  // every class boundary (the large one first, so that a small cap keeps it), out of order
     const std::vector<std::uint32_t> sizes = {1,    2,    31,   32,   33,   4097, 2049,
                                               2048, 2047, 4096, 4095, 8192, 12289};
@@ -319,6 +372,30 @@ TYPED_TEST(Stage06Segmented, PairsAreStableEveryLayout) {
           expect_segmented_sort<Key, std::uint64_t, true>(keys, layout, options);
         if (::testing::Test::HasFatalFailure()) return;
       }
+}
+
+// Every bin edge alone (what the sanitizer filter of the device check selects): keys and
+// pairs (u32 values, and u64 values for unsigned keys), both directions, a few distributions.
+TYPED_TEST(Stage06Segmented, EveryBinEdgeKeysAndPairs) {
+  using Key = TypeParam;
+  const std::uint64_t seed = test_seed();
+  for (const Layout& layout : bin_edge_layouts(seed)) {
+    if (layout.n > max_test_n()) continue;
+    for (auto distribution : {sortlab::Distribution::kUniform, sortlab::Distribution::kFewDistinct,
+                              sortlab::Distribution::kAllEqual})
+      for (bool descending : {false, true}) {
+        SCOPED_TRACE(layout.name + ": " +
+                     case_label(layout.n, sortlab::to_string(distribution), seed) +
+                     (descending ? " descending" : " ascending"));
+        const auto keys = sortlab::generate_keys<Key>(distribution, layout.n, seed + layout.n);
+        const SortOptions options{0, sortlab::kAllBits, descending};
+        expect_segmented_sort<Key, std::uint32_t, false>(keys, layout, options);
+        expect_segmented_sort<Key, std::uint32_t, true>(keys, layout, options);
+        if constexpr (std::is_unsigned_v<Key>)
+          expect_segmented_sort<Key, std::uint64_t, true>(keys, layout, options);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+  }
 }
 
 // Descending keys and bit ranges (no bits, one bit, a range across the digit boundaries).

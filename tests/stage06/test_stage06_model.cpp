@@ -1,9 +1,10 @@
 /// \file
-/// \brief Stage 06 CPU tests (no GPU needed): the size-class thresholds and the classification,
-/// the small class's bitonic network lane by lane, the block kernels' padding key, the large
+/// \brief Stage 06 CPU tests (no GPU needed): the size-class thresholds, the power-of-two bins
+/// and the classification, the bitonic network of the small and warp bins entry by entry at
+/// every width, the tile shapes, the block kernels' padding key, the large
 /// class's radix passes tile by tile, the reference segmented sort on begin/end offsets (gaps,
 /// empty and out-of-order segments), the whole model against the reference, the scratch size
-/// query, and the host-side argument checks.
+/// query and the id lists' room, and the host-side argument checks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +82,94 @@ TEST(Stage06SizeClasses, SegmentSizeOfEmptyReversedAndOutOfRangeSegments) {
   EXPECT_EQ(stage06::segment_size(0, 10, 10), 10u);
   EXPECT_EQ(stage06::classify_segment(5, 11, 10, 4), SizeClass::kNone);
   EXPECT_EQ(stage06::classify_segment(0, 4097, 5000, 4), SizeClass::kLarge);
+}
+
+// Every bin edge: bin b holds 2^(b-1) + 1 .. 2^b keys, its class, and the 8-byte keys' end.
+TEST(Stage06Bins, EveryPowerOfTwoEdge) {
+  EXPECT_EQ(stage06::classify_bin(0, 4), stage06::kNoBin);
+  EXPECT_EQ(stage06::classify_bin(1, 4), 0);
+  for (int bin = 1; bin < stage06::kLargeBin; ++bin) {
+    const std::uint32_t top = std::uint32_t{1} << bin;
+    EXPECT_EQ(stage06::bin_max_items(bin), top);
+    EXPECT_EQ(stage06::bin_min_items(bin), top / 2 + 1);
+    EXPECT_EQ(stage06::classify_bin(top, 4), bin) << "size " << top;
+    EXPECT_EQ(stage06::classify_bin(top / 2 + 1, 4), bin) << "size " << top / 2 + 1;
+    EXPECT_EQ(stage06::classify_bin(top / 2, 4), bin - 1) << "size " << top / 2;
+    const std::size_t key_bytes = 4;
+    const stage06::SizeClass expected = bin < 6    ? SizeClass::kSmall
+                                        : bin < 13 ? SizeClass::kMedium
+                                                   : SizeClass::kLarge;
+    EXPECT_EQ(stage06::classify_size(top, key_bytes), expected) << "size " << top;
+    EXPECT_EQ(stage06::class_of_bin(bin), expected);
+  }
+  EXPECT_EQ(stage06::classify_bin(4097, 4), stage06::kLargeBin);
+  EXPECT_EQ(stage06::classify_bin(2048, 8), 11);
+  EXPECT_EQ(stage06::classify_bin(2049, 8), stage06::kLargeBin);
+  EXPECT_EQ(stage06::classify_bin(2049, 4), 12);
+  EXPECT_EQ(stage06::classify_bin(1u << 30, 2), stage06::kLargeBin);
+  EXPECT_EQ(stage06::class_of_bin(stage06::kNoBin), SizeClass::kNone);
+  EXPECT_EQ(stage06::bin_lower_bound(stage06::kLargeBin, 4), 4097u);
+  EXPECT_EQ(stage06::bin_lower_bound(stage06::kLargeBin, 8), 2049u);
+  EXPECT_EQ(stage06::bin_lower_bound(0, 4), 1u);
+  // The groups and keys per lane of the small and warp bins.
+  for (int bin = 0; bin < stage06::kNumSmallBins; ++bin)
+    EXPECT_EQ(stage06::small_group_lanes(bin), 1 << bin);
+  EXPECT_EQ(stage06::warp_keys_per_lane(6), 2);
+  EXPECT_EQ(stage06::warp_keys_per_lane(7), 4);
+  EXPECT_EQ(stage06::warp_keys_per_lane(8), 8);
+}
+
+// No segment is padded to more than twice its size (issue 17), and every tile holds exactly its
+// bin's width: for every size up to the largest tile the bin's width is below 2 x size.
+TEST(Stage06Bins, NoBinPadsASegmentToMoreThanTwiceItsSize) {
+  for (std::size_t key_bytes : {std::size_t{2}, std::size_t{4}, std::size_t{8}})
+    for (std::uint32_t size = 1; size <= stage06::medium_max_items(key_bytes); ++size) {
+      const int bin = stage06::classify_bin(size, key_bytes);
+      ASSERT_LT(bin, stage06::kLargeBin) << "size " << size;
+      ASSERT_GE(stage06::bin_max_items(bin), size);
+      ASSERT_LT(stage06::bin_max_items(bin), 2 * size + (size == 1 ? 1u : 0u)) << "size " << size;
+      if (bin >= stage06::kFirstTileBin) {
+        ASSERT_TRUE(stage06::tile_bin_exists(bin, key_bytes));
+      }
+    }
+  for (int bin = stage06::kFirstTileBin; bin < stage06::kLargeBin; ++bin) {
+    const stage06::TileShape shape = stage06::tile_shape(bin);
+    EXPECT_EQ(static_cast<std::uint32_t>(shape.threads * shape.keys_per_thread),
+              stage06::bin_max_items(bin));
+    EXPECT_EQ(shape.threads % 32, 0);
+    EXPECT_GE(shape.radix_bits, 1);
+    EXPECT_LE(shape.radix_bits, 8);
+  }
+  EXPECT_FALSE(stage06::tile_bin_exists(12, 8));
+  EXPECT_TRUE(stage06::tile_bin_exists(12, 4));
+  EXPECT_TRUE(stage06::tile_bin_exists(11, 8));
+}
+
+// The model puts every segment in exactly one bin list, consistent with its class.
+TEST(Stage06Classification, EverySegmentWithWorkIsInExactlyOneBin) {
+  std::mt19937_64 random(sortlab::testing::test_seed());
+  const std::size_t n = 100000;
+  Offsets begin, end;
+  for (int s = 0; s < 5000; ++s) {
+    const auto b = static_cast<std::uint32_t>(random() % n);
+    begin.push_back(b);
+    end.push_back(b + static_cast<std::uint32_t>(random() % 5000));  // may run past n
+  }
+  for (std::size_t key_bytes : {std::size_t{4}, std::size_t{8}}) {
+    const auto classes = stage06::model_classify(begin, end, n, key_bytes);
+    std::vector<int> seen(begin.size(), 0);
+    for (int bin = 0; bin < stage06::kNumBins; ++bin)
+      for (std::uint32_t s : classes.bin_ids[bin]) {
+        ++seen[s];
+        EXPECT_EQ(classes.bin_of[s], bin);
+        EXPECT_EQ(stage06::class_of_bin(bin), classes.class_of[s]);
+      }
+    for (std::size_t s = 0; s < begin.size(); ++s) {
+      const std::uint32_t size = stage06::segment_size(begin[s], end[s], n);
+      EXPECT_EQ(classes.bin_of[s], stage06::classify_bin(size, key_bytes)) << "segment " << s;
+      EXPECT_EQ(seen[s], size == 0 ? 0 : 1) << "segment " << s;
+    }
+  }
 }
 
 TEST(Stage06Classification, EverySegmentWithWorkIsInExactlyOneList) {
@@ -195,6 +284,131 @@ TEST(Stage06BitonicNetwork, EqualsTheStableOrderU64) {
 
 TEST(Stage06BitonicNetwork, RefusesMoreThanOneWarp) {
   EXPECT_THROW(stage06::model_bitonic_network(std::vector<std::uint32_t>(33)), sortlab::Error);
+}
+
+// Every width a kernel uses (1 .. 256) and every size it can give that width (up to the width,
+// not only the bin's own sizes) sorts into the stable order: the 0/1 inputs with up to two
+// boundaries, and every distribution.
+TEST(Stage06BitonicNetwork, EveryWidthSortsZeroOneInputs) {
+  for (std::size_t width = 1; width <= stage06::kWarpMaxItems; width *= 2) {
+    EXPECT_EQ(stage06::bitonic_steps(static_cast<unsigned>(width)),
+              [&] {
+                int log = 0;
+                while ((std::size_t{1} << log) < width) ++log;
+                return log * (log + 1) / 2;
+              }())
+        << "width " << width;
+    const std::size_t stride = width >= 128 ? 3 : 1;  // fewer patterns for the widest
+    for (std::size_t a = 0; a <= width; a += stride)
+      for (std::size_t b = a; b <= width; b += stride) {
+        std::vector<std::uint32_t> keys(width);
+        for (std::size_t i = 0; i < width; ++i) keys[i] = (i >= a && i < b) ? 1u : 0u;
+        const auto order = stage06::model_bitonic_entries(keys, {}, width);
+        ASSERT_EQ(order, stage06::reference_segment_order(
+                             keys, 0, static_cast<std::uint32_t>(width), sortlab::SortOptions{}))
+            << "width " << width << " ones in [" << a << ", " << b << ")";
+      }
+  }
+  EXPECT_EQ(stage06::bitonic_steps(32), stage06::kNetworkSteps);
+}
+
+template <typename Key>
+void expect_every_width_is_stable_sort() {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (auto distribution : sortlab::all_distributions())
+    for (std::size_t width = 1; width <= stage06::kWarpMaxItems; width *= 2)
+      for (std::size_t size : {width / 2, width / 2 + 1, width - 1, width})
+        for (const auto& options : option_cases(sortlab::KeyTraits<Key>::kNumBits)) {
+          if (size > width) continue;
+          const auto keys = sortlab::generate_keys<Key>(distribution, size, seed + size);
+          ASSERT_EQ(
+              stage06::model_bitonic_entries(keys, options, width),
+              stage06::reference_segment_order(keys, 0, static_cast<std::uint32_t>(size), options))
+              << sortlab::testing::case_label(size, sortlab::to_string(distribution), seed)
+              << " width " << width;
+        }
+}
+
+TEST(Stage06BitonicNetwork, EveryWidthEqualsTheStableOrderU32) {
+  expect_every_width_is_stable_sort<std::uint32_t>();
+}
+TEST(Stage06BitonicNetwork, EveryWidthEqualsTheStableOrderF32) {
+  expect_every_width_is_stable_sort<float>();
+}
+TEST(Stage06BitonicNetwork, EveryWidthEqualsTheStableOrderU64) {
+  expect_every_width_is_stable_sort<std::uint64_t>();
+}
+
+// The kernels' arrangement of the network (lanes x registers: one entry per lane for the small
+// bins' groups of 1 .. 32 lanes, 2, 4 or 8 per lane of a warp for the warp bins, and a few more
+// splits) gives the same order as the network entry by entry.
+TEST(Stage06BitonicNetwork, LanesAndRegistersGiveTheSameOrder) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (std::size_t lanes = 1; lanes <= 32; lanes *= 2)
+    for (std::size_t items = 1; items * lanes <= stage06::kWarpMaxItems; items *= 2)
+      for (auto distribution :
+           {sortlab::Distribution::kUniform, sortlab::Distribution::kFewDistinct})
+        for (bool descending : {false, true}) {
+          const std::size_t width = lanes * items;
+          for (std::size_t size : {width / 2 + 1, width - 1, width}) {
+            if (size == 0 || size > width) continue;
+            const auto keys =
+                sortlab::generate_keys<std::uint64_t>(distribution, size, seed + size);
+            const sortlab::SortOptions options{0, sortlab::kAllBits, descending};
+            ASSERT_EQ(stage06::model_lanes_network(keys, options, lanes, items),
+                      stage06::model_bitonic_entries(keys, options, width))
+                << lanes << " lanes x " << items << " items, size " << size;
+          }
+        }
+  EXPECT_THROW(stage06::model_lanes_network(std::vector<std::uint32_t>(9), {}, 2, 4),
+               sortlab::Error);
+}
+
+// The warp bins' network, every size 33 .. 256 at its bin's width, against the stable order.
+template <typename Key>
+void expect_warp_network_is_stable_sort() {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  for (auto distribution :
+       {sortlab::Distribution::kUniform, sortlab::Distribution::kFewDistinct,
+        sortlab::Distribution::kAllEqual, sortlab::Distribution::kFloatSpecials})
+    for (std::size_t size = stage06::kSmallMaxItems + 1; size <= stage06::kWarpMaxItems; ++size)
+      for (const auto& options : option_cases(sortlab::KeyTraits<Key>::kNumBits)) {
+        const auto keys = sortlab::generate_keys<Key>(distribution, size, seed + size);
+        EXPECT_EQ(stage06::model_network_width(size),
+                  stage06::bin_max_items(
+                      stage06::classify_bin(static_cast<std::uint32_t>(size), sizeof(Key))));
+        ASSERT_EQ(
+            stage06::model_warp_network(keys, options),
+            stage06::reference_segment_order(keys, 0, static_cast<std::uint32_t>(size), options))
+            << sortlab::testing::case_label(size, sortlab::to_string(distribution), seed);
+      }
+}
+
+TEST(Stage06WarpNetwork, EqualsTheStableOrderU32) {
+  expect_warp_network_is_stable_sort<std::uint32_t>();
+}
+TEST(Stage06WarpNetwork, EqualsTheStableOrderI32) {
+  expect_warp_network_is_stable_sort<std::int32_t>();
+}
+TEST(Stage06WarpNetwork, EqualsTheStableOrderF64) {
+  expect_warp_network_is_stable_sort<double>();
+}
+
+TEST(Stage06WarpNetwork, RefusesWhatNoWarpBinHolds) {
+  EXPECT_THROW(stage06::model_warp_network(std::vector<std::uint32_t>(257)), sortlab::Error);
+  EXPECT_THROW(stage06::model_warp_network(std::vector<std::uint32_t>(40), {}, 32), sortlab::Error);
+  EXPECT_THROW(stage06::model_bitonic_network(std::vector<std::uint32_t>(5), {}, 4),
+               sortlab::Error);
+  EXPECT_THROW(stage06::model_bitonic_network(std::vector<std::uint32_t>(3), {}, 64),
+               sortlab::Error);
+  EXPECT_THROW(stage06::model_bitonic_entries(std::vector<std::uint32_t>(3), {}, 6),
+               sortlab::Error);
+  // The kernels' widths: the bin's.
+  EXPECT_EQ(stage06::model_network_width(0), 1u);
+  EXPECT_EQ(stage06::model_network_width(1), 1u);
+  EXPECT_EQ(stage06::model_network_width(5), 8u);
+  EXPECT_EQ(stage06::model_network_width(33), 64u);
+  EXPECT_EQ(stage06::model_network_width(256), 256u);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -363,8 +577,99 @@ TEST(Stage06Model, EqualsTheReferenceU64) {
   expect_model_equals_reference<std::uint64_t>();
 }
 
+// Segments of every bin edge (and several of each small size, as a warp of the classify kernel
+// sees them), with gaps, in random order: the model, bin by bin, equals the reference, and the
+// bins it reports are the edges' bins.
+template <typename Key>
+void expect_model_equals_reference_at_every_bin_edge() {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  std::mt19937_64 random(seed);
+  std::vector<std::uint32_t> sizes;
+  for (int bin = 0; bin <= 12; ++bin) {
+    sizes.push_back(std::uint32_t{1} << bin);
+    sizes.push_back((std::uint32_t{1} << bin) + 1);
+  }
+  for (std::uint32_t size = 1; size <= 32; ++size) sizes.insert(sizes.end(), 3, size);
+  std::shuffle(sizes.begin(), sizes.end(), random);
+  Offsets begin, end;
+  std::uint32_t at = 0;
+  for (std::uint32_t size : sizes) {
+    at += static_cast<std::uint32_t>(random() % 3);  // a gap, or none
+    begin.push_back(at);
+    end.push_back(at + size);
+    at += size;
+  }
+  const std::size_t n = at + 5;
+  for (auto distribution : {sortlab::Distribution::kUniform, sortlab::Distribution::kFewDistinct,
+                            sortlab::Distribution::kAllEqual})
+    for (const auto& options : option_cases(sortlab::KeyTraits<Key>::kNumBits)) {
+      const auto keys = sortlab::generate_keys<Key>(distribution, n, seed);
+      const Key poison = sortlab::KeyTraits<Key>::from_raw_bits(
+          static_cast<typename sortlab::KeyTraits<Key>::Bits>(0xA5A5A5A5A5A5A5A5ull));
+      std::vector<Key> expected(n, poison), modelled(n, poison);
+      stage06::reference_segmented_sort<Key>(keys, nullptr, begin, end, options, expected);
+      const auto classes = stage06::model_segmented_sort(keys, begin, end, options, modelled);
+      ASSERT_EQ(raw_bits(modelled), raw_bits(expected))
+          << sortlab::testing::case_label(n, sortlab::to_string(distribution), seed);
+      for (std::size_t s = 0; s < begin.size(); ++s)
+        ASSERT_EQ(classes.bin_of[s], stage06::classify_bin(end[s] - begin[s], sizeof(Key)));
+      for (int bin = 0; bin < stage06::kNumBins; ++bin)
+        if (bin != stage06::kLargeBin && stage06::tile_bin_exists(bin, sizeof(Key))) {
+          EXPECT_FALSE(classes.bin_ids[bin].empty()) << "no segment in bin " << bin;
+        }
+    }
+}
+
+TEST(Stage06Model, EqualsTheReferenceAtEveryBinEdgeU32) {
+  expect_model_equals_reference_at_every_bin_edge<std::uint32_t>();
+}
+TEST(Stage06Model, EqualsTheReferenceAtEveryBinEdgeF32) {
+  expect_model_equals_reference_at_every_bin_edge<float>();
+}
+TEST(Stage06Model, EqualsTheReferenceAtEveryBinEdgeU64) {
+  expect_model_equals_reference_at_every_bin_edge<std::uint64_t>();
+}
+
 // ---------------------------------------------------------------------------------------------
 // The host side of the sort: size queries and argument checks (no CUDA call is reached).
+
+/// Ids the lists need room for, computed here from the bin edges written out by hand: list
+/// bins 64, 128, 256, 512, 1024, 2048, 4096 (4-byte keys only) and large, each min(segments,
+/// n / its smallest size).
+std::size_t expected_list_room(std::size_t n, std::size_t segments, std::size_t key_bytes) {
+  const std::size_t smallest4[] = {33, 65, 129, 257, 513, 1025, 2049, 4097};
+  const std::size_t smallest8[] = {33, 65, 129, 257, 513, 1025, 0, 2049};
+  std::size_t total = 0;
+  for (int l = 0; l < 8; ++l) {
+    const std::size_t smallest = key_bytes <= 4 ? smallest4[l] : smallest8[l];
+    if (smallest > 0) total += std::min(segments, n / smallest);
+  }
+  return total;
+}
+
+TEST(Stage06Scratch, ListRoomOfEveryBin) {
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{32}, std::size_t{33}, std::size_t{5000}, std::size_t{1} << 26})
+    for (std::size_t segments : {std::size_t{1}, std::size_t{100}, std::size_t{1} << 23})
+      for (std::size_t key_bytes : {std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
+        const auto plan = stage06::plan_scratch(n, segments, key_bytes, 4);
+        std::size_t offset = 0;
+        for (int l = 0; l < stage06::kNumListBins; ++l) {
+          const int bin = stage06::kFirstWarpBin + l;
+          const bool exists = bin != stage06::kLargeBin - 1 || key_bytes <= 4;
+          const std::size_t room =
+              exists ? std::min(segments, n / stage06::bin_lower_bound(bin, key_bytes)) : 0;
+          EXPECT_EQ(plan.list_capacity[l], room) << "bin " << bin << " n=" << n;
+          EXPECT_EQ(plan.list_offset[l], offset) << "bin " << bin << " n=" << n;
+          offset += room;
+        }
+        EXPECT_EQ(offset, expected_list_room(n, segments, key_bytes));
+      }
+  // Equal segments of 8 keys (2^23 of them in 2^26 items) need no list at all beyond what
+  // n / 33 allows: the small bins have none.
+  const auto plan = stage06::plan_scratch(std::size_t{1} << 26, std::size_t{1} << 23, 4, 4);
+  EXPECT_EQ(plan.list_capacity[0], (std::size_t{1} << 26) / 33);
+}
 
 TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
   for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{1} << 30})
@@ -376,10 +681,16 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
           nullptr, pairs_bytes, nullptr, nullptr, nullptr, nullptr, n, segments, nullptr, nullptr);
       EXPECT_EQ(keys_bytes, stage06::plan_scratch(n, segments, 4, 0).layout.total_bytes());
       EXPECT_EQ(pairs_bytes, stage06::plan_scratch(n, segments, 8, 8).layout.total_bytes());
-      // The alternate keys (and values) cover every item; three id lists cover every segment.
-      EXPECT_GE(keys_bytes, n * 4 + 3 * segments * 4);
-      EXPECT_GE(pairs_bytes, n * 16 + 3 * segments * 4);
-      EXPECT_LT(keys_bytes, n * 4 + 3 * segments * 4 + 4 * sortlab::ScratchLayout::kAlignment);
+      // The alternate keys (and values) cover every item; the id lists have room for every
+      // segment of their bins that n items can make (no list for the small bins).
+      const std::size_t ids4 = expected_list_room(n, segments, 4);
+      const std::size_t ids8 = expected_list_room(n, segments, 8);
+      EXPECT_GE(keys_bytes, n * 4 + ids4 * 4);
+      EXPECT_GE(pairs_bytes, n * 16 + ids8 * 4);
+      EXPECT_LT(keys_bytes, n * 4 + ids4 * 4 + 5 * sortlab::ScratchLayout::kAlignment);
+      // Never more than the eight lists of num_segments ids each, and about n / 16 ids at most.
+      EXPECT_LE(ids4, 8 * segments);
+      EXPECT_LE(ids4, n / 16 + 8);
     }
   // Nothing to sort: no scratch.
   std::size_t bytes = 123;
