@@ -491,6 +491,17 @@ constexpr int block_kernel_min_blocks(int threads) {
   return 65536 / (threads * kBlockKernelMaxRegisters);
 }
 
+/// Threads per block of the tile kernel of tile bin kBin (named for __launch_bounds__).
+template <int kBin>
+inline constexpr int kTileThreads = tile_shape(kBin).threads;
+
+/// Minimum blocks per SM of the tile kernel of tile bin kBin (see kBlockKernelMaxRegisters).
+template <int kBin>
+inline constexpr int kTileMinBlocksPerSm = block_kernel_min_blocks(kTileThreads<kBin>);
+
+/// Minimum blocks per SM of the large kernel (see kBlockKernelMaxRegisters).
+inline constexpr int kLargeMinBlocksPerSm = block_kernel_min_blocks(kBlockThreads);
+
 /// The key every tile position past the segment's end holds: it sorts last in the requested
 /// direction (its twiddled bits are all ones ascending, all zeros descending, so every digit of
 /// it is the largest digit). The block sort is stable and the padding sits at the tile's end,
@@ -552,8 +563,7 @@ struct SegmentBatch {
 ///     positions (coalesced).
 /// Launch blocks of tile_shape(kBin).threads threads.
 template <typename Key, typename Value, int kBin>
-__global__ void __launch_bounds__(tile_shape(kBin).threads,
-                                  block_kernel_min_blocks(tile_shape(kBin).threads))
+__global__ void __launch_bounds__(kTileThreads<kBin>, kTileMinBlocksPerSm<kBin>)
     tile_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
   using Sort = TileSort<Key, Value, kBin>;
   constexpr int kThreads = tile_shape(kBin).threads;
@@ -672,7 +682,7 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
 /// block on the whole segment: correct at any size up to 2^30, slow for few huge segments. It
 /// is the path to replace (device-wide passes, or many blocks per segment).
 template <typename Key, typename Value>
-__global__ void __launch_bounds__(kBlockThreads, block_kernel_min_blocks(kBlockThreads))
+__global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     large_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
   constexpr int kTileBin = kLargeTileBin<Key>;
   using Sort = TileSort<Key, Value, kTileBin>;
