@@ -264,10 +264,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   // showed it; pass_roles.hpp); when no pass runs, pass 0 copies the input to the output.
   // Otherwise the role picks the arrays this pass reads and writes. (A skipped pass's blocks have
   // taken tiles too: harmless, nothing reads that counter again.)
-  const auto role_of_pass = [&] {
-    return pass.running_passes == nullptr ? PassRole{} : pass_role(running, pass.pass);
-  };
-  const PassRole role = role_of_pass();
+  const PassRole role =
+      pass.running_passes == nullptr ? PassRole{} : pass_role(running, pass.pass);
   if (!role.runs) {
     if (role.copies) {
       const std::size_t first = pass.chunk_first + static_cast<std::size_t>(blockIdx.x) * kTileItems;
@@ -287,8 +285,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
                                          : alternate;
   };
   // The source is offset to the chunk (tiles index it from 0). The targets, which take 64-bit
-  // output positions, are picked again at the scatter (writes_output): a pointer held through the
-  // rank would take registers where they are scarcest.
+  // output positions, are picked at the scatter from one flag: a pointer held through the rank
+  // would take registers where they are scarcest.
+  const bool writes_output = role.target == SortArray::kOutput;
   const Key* const source_keys =
       pick(role.source, arrays.keys_in, const_cast<const Key*>(arrays.keys_out),
            const_cast<const Key*>(arrays.keys_alternate)) +
@@ -487,7 +486,6 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
     // ---- Scatter to global, striped: each digit's keys are consecutive in the tile and go to
     // consecutive addresses. Pair sorts keep each position's digit, four to a register, for the
     // values.
-    const bool writes_output = role_of_pass().target == SortArray::kOutput;
     Key* const target_keys = writes_output ? arrays.keys_out : arrays.keys_alternate;
     [[maybe_unused]] std::uint32_t packed_digits[(kK + 3) / 4] = {};
 #pragma unroll

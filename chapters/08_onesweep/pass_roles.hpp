@@ -37,10 +37,21 @@ struct PassRole {
   SortArray target = SortArray::kOutput; ///< what the pass writes
 };
 
+/// Set bits of \p word: one POPC instruction on the GPU (every thread of a pass evaluates its
+/// role, so a 32-step loop here cost the kernel over 10% on the H100).
+/// \param word any 32-bit word
+SORTLAB_HOST_DEVICE inline int count_set_bits(std::uint32_t word) {
+#ifdef __CUDA_ARCH__
+  return __popc(word);
+#else
+  return __builtin_popcount(word);
+#endif
+}
+
 /// The role of pass \p pass given the running mask \p running (bit p set: pass p runs).
 /// \param running the scan kernel's running mask
 /// \param pass pass index (digit place), 0 to 31
-SORTLAB_HOST_DEVICE constexpr PassRole pass_role(std::uint32_t running, int pass) {
+SORTLAB_HOST_DEVICE inline PassRole pass_role(std::uint32_t running, int pass) {
   PassRole role;
   if (running == 0) {  // every place trivial: the sorted output is the input
     role.runs = false;
@@ -51,16 +62,13 @@ SORTLAB_HOST_DEVICE constexpr PassRole pass_role(std::uint32_t running, int pass
     role.runs = false;
     return role;
   }
-  int count = 0, index = 0;  // running passes in all, and before this one
-  for (int p = 0; p < 32; ++p) {
-    if (((running >> p) & 1u) == 0) continue;
-    if (p < pass) ++index;
-    ++count;
-  }
+  // Running passes in all, and before this one.
+  const int count = count_set_bits(running);
+  const int index = count_set_bits(running & ((1u << pass) - 1u));
   // Running pass i writes the output when count - 1 - i is even: the last one always does.
-  role.source = index == 0                    ? SortArray::kInput
-                : (count - index) % 2 == 0    ? SortArray::kOutput
-                                              : SortArray::kAlternate;
+  role.source = index == 0                 ? SortArray::kInput
+                : (count - index) % 2 == 0 ? SortArray::kOutput
+                                           : SortArray::kAlternate;
   role.target = (count - 1 - index) % 2 == 0 ? SortArray::kOutput : SortArray::kAlternate;
   return role;
 }
