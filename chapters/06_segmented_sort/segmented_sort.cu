@@ -21,10 +21,10 @@
 namespace sortlab::stage06 {
 namespace {
 
-/// Blocks per SM a class kernel's grid may have at most: enough to fill an SM (8 blocks of 256
-/// threads are 2048 threads, an H100 SM's limit; 16 of the 128-thread tiles), not so many that
-/// a grid of mostly idle blocks costs launch time. Blocks stride over their lists, so a smaller
-/// grid is still correct.
+/// Threads per SM a kernel's grid may bring at most: enough to fill an SM (2048 threads, an H100
+/// SM's limit: 8 blocks of 256 threads, 16 of the 128-thread tiles), not so many that a grid of
+/// mostly idle blocks costs launch time. Blocks stride over their lists, so a smaller grid is
+/// still correct.
 constexpr std::size_t kMaxThreadsPerSm = 2048;
 
 /// Grid of a kernel: one block per \p per_block list entries of an upper bound of
