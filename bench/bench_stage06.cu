@@ -3,7 +3,7 @@
 /// DeviceSegmentedRadixSort on the same segments (equal segments of 8 to 2^20 keys, variants
 /// "seg:S"), pairs of f32 keys and u32 values as issue 17 measures them, with the copy floor.
 /// Example: `bench_stage06 --sizes=26 --types=f32 --pairs=1` (2^26 pairs in all).
-/// Not yet part of `make table`: stage 06 has no table of its own there.
+/// Part of `make table` (bench/table/make_table.sh): results_table.py makes stage 06's page of it.
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
@@ -18,6 +18,7 @@
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
 #include "common/device_buffer.hpp"
 #include "common/errors.hpp"
+#include "common/gpu_detect.hpp"
 
 namespace sortlab::bench {
 namespace {
@@ -120,6 +121,9 @@ void register_impl(const BenchConfig& config, Impl impl, const std::string& name
 int main(int argc, char** argv) {
   using namespace sortlab::bench;
   return run_main(argc, argv, [](const BenchConfig& config) {
+    // The GPU, for results_table.py's page (bench_all records the same keys).
+    benchmark::AddCustomContext("sortlab_gpu_name", sortlab::gpu_description());
+    benchmark::AddCustomContext("sortlab_gpu_file_name", sortlab::gpu_file_name());
     register_copy_bandwidth(config);
     register_impl(config, Impl::kStage06, "stage06", "sortlab stage 06 (size classes)");
     register_impl(config, Impl::kCubSegmentedSort, "cub-segmented-sort",

@@ -36,6 +36,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_properties.hpp"
 #include "common/errors.hpp"
+#include "common/gpu_detect.hpp"
 
 namespace sortlab::bench {
 namespace {
@@ -336,5 +337,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", error.what());
     return 2;
   }
-  return run_main(argc, argv, [&flags](const BenchConfig& config) { register_all(config, flags); });
+  return run_main(argc, argv, [&flags](const BenchConfig& config) {
+    // The GPU, for results_table.py's page (bench_all records the same keys).
+    benchmark::AddCustomContext("sortlab_gpu_name", sortlab::gpu_description());
+    benchmark::AddCustomContext("sortlab_gpu_file_name", sortlab::gpu_file_name());
+    register_all(config, flags);
+  });
 }

@@ -10,8 +10,9 @@
 # Environment: CUDA_ARCH (default 90) for a fresh configure, MAX_TIME (cap on the seconds of
 # sampling per benchmark, default 0.5; each still takes at least 10 samples, and stops earlier
 # once their noise is under 1%), TIMING (blocking, graph or events; default blocking),
-# BENCH_FILTER (a --benchmark_filter regex, for a quick partial run), NVIDIA_SMI (the nvidia-smi
-# to ask; tests point it at a missing command).
+# BENCH_FILTER (a --benchmark_filter regex for bench_all, for a quick partial run), STAGE_BENCHES
+# (1 by default: also run bench_stage06 and bench_stage07; 0 keeps their committed JSON),
+# NVIDIA_SMI (the nvidia-smi to ask; tests point it at a missing command).
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -53,8 +54,11 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   say "configuring $build"
   cmake -S "$repo_root" -B "$build" "${generator[@]}" -DSORTLAB_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}"
 fi
-say "building bench_all"
-cmake --build "$build" -j "$(nproc)" --target bench_all
+stage_benches=${STAGE_BENCHES:-1}
+targets=(bench_all)
+[ "$stage_benches" = 1 ] && targets+=(bench_stage06 bench_stage07)
+say "building ${targets[*]}"
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 bench_all=$build/bench/table/bench_all
 
 # 3. Run the benchmarks; each row prints as it finishes, numbered [i/N].
@@ -81,12 +85,57 @@ stdbuf -oL "$bench_all" --max_time="$max_time" --timing="$timing" "${filter[@]}"
 say "torch.sort / torch.topk"
 python3 "$repo_root/bench/table/torch_baseline.py" --like "$bench_json" --out "$torch_json" \
   --max-time "$max_time"
+
+# 5. Stages 06 and 07 solve other problems (segmented sort, top-k) on inputs of their own: their
+# own benchmarks, one JSON per stage (merge_bench_json.py joins a stage's runs, keeping each
+# run's context), which results_table.py keeps as docs/results/<gpu>-stageNN.json.
+stage_args=()
+if [ "$stage_benches" = 1 ]; then
+  merge=(python3 "$repo_root/bench/table/merge_bench_json.py")
+  stage06=$build/bench/bench_stage06
+  stage07=$build/bench/bench_stage07
+  # to_json NAME COMMAND...: runs COMMAND with its JSON written to $out_dir/NAME.json.
+  to_json() {
+    local name=$1
+    shift
+    "$@" --benchmark_out="$out_dir/$name.json" --benchmark_out_format=json
+  }
+  # Stage 06 against CUB's DeviceSegmentedSort and DeviceSegmentedRadixSort on 2^26 pairs (f32
+  # keys, u32 values) cut into equal segments of 8 ... 2^20. DeviceSegmentedRadixSort gives every
+  # segment a block of its own: about 1.6 s per call at seg:8 on an H100, so its two smallest
+  # sizes get a run of their own with 3 samples (their rows say converged = 0; the page lists
+  # them) instead of the usual 10 or more. About a minute in all.
+  slow='^cub-segmented-radix/.*/seg:(8|32)/'
+  say "stage 06: segmented sort, 2^26 pairs"
+  to_json stage06_main "$stage06" --sizes=26 --pairs=1 --max_time="$max_time" \
+    --timing="$timing" --benchmark_filter="-$slow"
+  say "stage 06: CUB DeviceSegmentedRadixSort at seg:8 and seg:32, 3 samples"
+  to_json stage06_cub_radix_small "$stage06" --sizes=26 --pairs=1 --max_time=0.001 \
+    --min_samples=3 --timing="$timing" --benchmark_filter="$slow"
+  "${merge[@]}" --out "$out_dir/stage06.json" main="$out_dir/stage06_main.json" \
+    cub-radix-small-segments="$out_dir/stage06_cub_radix_small.json"
+  # Stage 07: the quick set (sorted and unsorted, the rule's schedule, a copy of each input as
+  # the floor), then the same shapes with each schedule forced (unsorted, no copy rows: the
+  # names would repeat the first run's). The forced one-block run of one row of 2^28 takes about
+  # 1.4 s per call; under a minute in all.
+  say "stage 07: top-k, --set=quick"
+  to_json stage07_quick "$stage07" --set=quick --max_time="$max_time" --timing="$timing"
+  for schedule in one multi; do
+    say "stage 07: top-k, --set=quick --schedule=$schedule"
+    to_json "stage07_$schedule" "$stage07" --set=quick --sorted=0 --schedule="$schedule" \
+      --benchmark_filter='^stage07' --max_time="$max_time" --timing="$timing"
+  done
+  "${merge[@]}" --out "$out_dir/stage07.json" quick="$out_dir/stage07_quick.json" \
+    schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json"
+  stage_args=(--stage06-json "$out_dir/stage06.json" --stage07-json "$out_dir/stage07.json")
+fi
+
 python3 "$repo_root/bench/table/gpu_state.py" --out "$gpu_state_json" --phase after \
   --nvidia-smi "$nvidia_smi"
 
-# 5. Tables, plot, README blocks.
+# 6. Tables, plot, README blocks (stages 06 and 07: pages of their own).
 say "writing docs/results"
 python3 "$repo_root/bench/table/results_table.py" --bench-json "$bench_json" \
-  --torch-json "$torch_json" --gpu-state "$gpu_state_json" \
+  --torch-json "$torch_json" --gpu-state "$gpu_state_json" "${stage_args[@]}" \
   --results-dir "$repo_root/docs/results" --repo-root "$repo_root"
 say "done"

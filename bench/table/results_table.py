@@ -15,6 +15,10 @@ produces, without a single hand-typed number:
 * the marked blocks of the READMEs: ``<!-- results:table:begin/end -->`` in README.md,
   ``<!-- results:stageNN:begin/end -->`` and ``<!-- sweep:stageNN:begin/end -->`` in each
   ``chapters/NN_*/README.md``. A file without the markers is left alone (and the script says so).
+* stages 06 (segmented sort) and 07 (top-k), measured by bench_stage06 and bench_stage07 into
+  JSON of their own (``docs/results/<gpu>-stage06.json``, ``-stage07.json``; merge_bench_json.py
+  joins a stage's runs): a page each (``<gpu>-stageNN.md``) and their README blocks, or "not
+  measured yet" in the block when the stage's JSON is missing.
 
 Everything below the command-line layer is a pure function from parsed JSON to markdown strings,
 so tests can check tables and README rewriting on a small fixture without a GPU.
@@ -40,7 +44,7 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 # Name parts Google Benchmark appends to a benchmark's name; they say nothing about the input.
@@ -101,6 +105,10 @@ class Result:
     noise: Optional[float] = None  # robust relative noise of the samples
     converged: Optional[bool] = None  # whether the noise bound was met (else a cap stopped it)
     timed_with_events: bool = False  # the call waits for the host: timed on an idle GPU
+    name: str = field(default="", compare=False)  # the benchmark's full name
+    # Every numeric counter of the row (floor_fraction, blocks_per_row, ... of the stage
+    # benchmarks), by name.
+    counters: Mapping[str, float] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def stage_number(self) -> Optional[int]:
@@ -212,6 +220,9 @@ def parse_benchmarks(document: Mapping[str, Any]) -> Tuple[List[Result], List[Fa
                 noise=optional("noise"),
                 converged=bool(converged) if converged is not None else None,
                 timed_with_events=bool(bench.get("timed_with_events", 0)),
+                name=name,
+                counters={key: float(value) for key, value in bench.items()
+                          if isinstance(value, (int, float)) and not isinstance(value, bool)},
             )
         )
     return results, failures
@@ -844,8 +855,9 @@ def method_lines(results: ResultSet) -> List[str]:
     if capped:
         lines.append(f"- {len(capped)} of {len(measured)} rows stopped at the time or sample cap "
                      "above the noise bound (their `converged` counter is 0): "
-                     + ", ".join(f"`{r.entry}{' ' + r.variant if r.variant else ''} "
-                                 f"{r.key_type} {r.kind} {fmt_n(r.n)}`" for r in capped[:8])
+                     + ", ".join("`" + " ".join(part for part in (
+                         r.entry, r.variant, r.key_type, r.kind, fmt_n(r.n)) if part) + "`"
+                                 for r in capped[:8])
                      + (" ..." if len(capped) > 8 else "") + ".")
     return lines
 
@@ -903,8 +915,10 @@ def input_set_lines(results: ResultSet) -> List[str]:
 
 def results_page(results: ResultSet, json_name: str,
                  torch_json_name: Optional[str], plot_name: Optional[str],
-                 gpu_state_name: Optional[str] = None) -> str:
-    """The whole docs/results/<gpu>.md page."""
+                 gpu_state_name: Optional[str] = None,
+                 stage_links: Sequence[str] = ()) -> str:
+    """The whole docs/results/<gpu>.md page; stage_links (stage_page_links) point at the pages
+    of the stages measured by benchmarks of their own."""
     out: List[str] = [f"# sortlab results: {results.gpu_name}\n"]
     out.append(provenance(results, json_name))
     context = results.context
@@ -975,6 +989,12 @@ def results_page(results: ResultSet, json_name: str,
             out.append(title)
             out.append(block)
 
+    if stage_links:
+        out.append("## Segmented sort and top-k (stages 06 and 07)\n")
+        out.append("They solve other problems than a full sort, on inputs of their own, so "
+                   "`make table` measures them with their own benchmarks; each has a page:\n\n"
+                   + "\n".join(stage_links) + "\n")
+
     table = copy_table(results)
     if table:
         out.append("## The copy floors (device-to-device copies)\n")
@@ -1024,6 +1044,448 @@ def stage_sweep_block(results: ResultSet, stage: str, json_link: str) -> Optiona
     if block is None:
         return None
     return "\n".join([provenance(results, json_link), block])
+
+
+# ---------------------------------------------------------------------------------------------
+# Stages with benchmarks of their own: 06 (segmented sort) and 07 (top-k)
+#
+# They solve other problems than the ladder's full sort, on inputs of their own, so bench_all
+# does not run them: `make table` runs bench_stage06 and bench_stage07 and keeps each one's JSON
+# beside the ladder's as docs/results/<gpu>-stageNN.json (merge_bench_json.py joins the runs of
+# one stage). Each gets a page of its own, docs/results/<gpu>-stageNN.md, and fills the
+# <!-- results:stageNN:begin/end --> block of its README. A stage whose JSON is missing is "not
+# measured yet" in its block, and has no page.
+
+# The stages measured by a benchmark of their own: what each solves, and its program.
+STAGE_BENCHMARKS = {"stage06": ("segmented sort", "bench_stage06"),
+                    "stage07": ("top-k", "bench_stage07")}
+
+STAGE07_SORTED = "stage07-topk"
+STAGE07_UNSORTED = "stage07-topk-unsorted"
+TORCH_TOPK = "torch-topk"
+SCHEDULE_NAMES = {"one": "one block per row", "multi": "several blocks per row"}
+
+# Stage 06's peers, in their columns' order: entry and what it is.
+STAGE06_PEERS = (("cub-segmented-sort", "CUB DeviceSegmentedSort"),
+                 ("cub-segmented-radix", "CUB DeviceSegmentedRadixSort"))
+
+
+@dataclass
+class StageData:
+    """One stage's own benchmark JSON (or its absence)."""
+
+    stage: str  # "stage06" or "stage07"
+    json_path: str  # where the stage's JSON lives beside the ladder's (linked from the docs)
+    results: Optional[ResultSet]  # None: not measured yet (no JSON)
+    gpu_name: str = "unknown GPU"  # the JSON's GPU, else the ladder's (see gpu_from_json)
+    gpu_from_json: bool = False  # whether the JSON names its GPU itself
+
+    @property
+    def runs(self) -> List[Mapping[str, Any]]:
+        """merge_bench_json.py's runs ([] for the JSON of a single run)."""
+        runs = self.results.context.get("sortlab_merged_runs") if self.results else None
+        return list(runs) if isinstance(runs, list) else []
+
+    def run_label(self, result: Result) -> str:
+        """The label of the merged run that measured result ("" for a single run's JSON)."""
+        for run in self.runs:
+            if result.name in run.get("names", ()):
+                return str(run.get("label", ""))
+        return ""
+
+    @property
+    def page_path(self) -> str:
+        """docs/results/<gpu>-stageNN.md."""
+        return self.json_path[:-len(".json")] + ".md"
+
+
+def load_stage_data(stage: str, source: Optional[str], json_path: str,
+                    ladder: ResultSet) -> StageData:
+    """The stage's results from source (None or a missing file: not measured yet); json_path is
+    where the JSON lives in docs/results. The GPU is the JSON's own when it names one, else the
+    ladder's: the file carries the ladder's GPU file name."""
+    if source is None or not os.path.exists(source):
+        return StageData(stage, json_path, None, ladder.gpu_name)
+    document = load_json(source)
+    results = load_result_set([document])
+    named = results.context.get("sortlab_gpu_name")
+    return StageData(stage, json_path, results, str(named) if named else ladder.gpu_name,
+                     bool(named))
+
+
+def stage_provenance(data: StageData, json_link: str) -> str:
+    """The "generated, do not edit" line of a stage's page and README block."""
+    assert data.results is not None
+    gpu = data.gpu_name if data.gpu_from_json else (
+        f"{data.gpu_name} (the GPU of the file's name: the JSON does not record it)")
+    return (f"*{gpu}, measured {data.results.date}. Generated by `make table` from "
+            f"[the raw benchmark JSON]({json_link}) — do not edit by hand.*\n")
+
+
+def fmt_dim(value: int) -> str:
+    """A top-k row count or length: 2^k from 2^20 up when a power of two, else the number."""
+    if value >= 1 << 20 and value & (value - 1) == 0:
+        return fmt_n(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class TopkShape:
+    """One top-k input: rows × cols values of one type, k per row."""
+
+    key_type: str
+    rows: int
+    cols: int
+    k: int
+
+    @property
+    def variant(self) -> str:
+        """The name part bench_stage07 and torch_baseline.py share: rows:R/cols:C/k:K."""
+        return f"rows:{self.rows}/cols:{self.cols}/k:{self.k}"
+
+    @property
+    def shape(self) -> str:
+        """ "64 × 2^20"."""
+        return f"{fmt_dim(self.rows)} × {fmt_dim(self.cols)}"
+
+
+def topk_shape(result: Result) -> Optional[Tuple[TopkShape, str]]:
+    """The shape of a top-k row and its forced schedule ("" for the automatic rule), or None
+    when the name has no rows, cols and k."""
+    fields = parse_variant(result.variant)
+    try:
+        shape = TopkShape(result.key_type, int(fields["rows"]), int(fields["cols"]),
+                          int(fields["k"]))
+    except (KeyError, ValueError):
+        return None
+    return shape, fields.get("schedule", "")
+
+
+def _topk_index(results: ResultSet) -> Dict[Tuple[str, TopkShape, str], Result]:
+    """{(entry, shape, schedule): row} of stage 07's sorted and unsorted rows."""
+    index = {}
+    for result in results.results:
+        parsed = topk_shape(result) if result.entry in (STAGE07_SORTED, STAGE07_UNSORTED) \
+            else None
+        if parsed:
+            index[(result.entry, parsed[0], parsed[1])] = result
+    return index
+
+
+def torch_topk(torch: Optional[ResultSet], shape: TopkShape) -> Optional[Result]:
+    """torch.topk's row of the same shape and type, None when torch did not measure it."""
+    if torch is None:
+        return None
+    for result in torch.results:
+        if result.entry == TORCH_TOPK and result.key_type == shape.key_type and \
+                parse_variant(result.variant) == parse_variant(shape.variant):
+            return result
+    return None
+
+
+def fmt_counter_percent(result: Optional[Result], counter: str) -> str:
+    """A fraction counter of a row as a percentage, or a dash when absent."""
+    if result is None or counter not in result.counters:
+        return DASH
+    return fmt_percent(result.counters[counter])
+
+
+STAGE07_HEADERS = ("rows × cols", "k", "blocks per row", "sorted ms", "p10–p90 ms",
+                   "unsorted ms", "floor ms", "fraction of the floor", "torch.topk ms",
+                   "torch / ours")
+
+
+def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
+                  key_type: str) -> Optional[str]:
+    """The rule's rows (no forced schedule) of one run and type: sorted and unsorted time, the
+    floor and torch.topk where torch measured the same shape (blank cells otherwise)."""
+    assert data.results is not None
+    index = _topk_index(data.results)
+    shapes: List[TopkShape] = []
+    for result in data.results.results:
+        parsed = topk_shape(result) if result.entry in (STAGE07_SORTED, STAGE07_UNSORTED) \
+            else None
+        if parsed and parsed[1] == "" and parsed[0].key_type == key_type and \
+                data.run_label(result) == label and parsed[0] not in shapes:
+            shapes.append(parsed[0])
+    if not shapes:
+        return None
+    rows = []
+    for shape in shapes:
+        ours = index.get((STAGE07_SORTED, shape, ""))
+        unsorted = index.get((STAGE07_UNSORTED, shape, ""))
+        either = ours or unsorted
+        assert either is not None
+        blocks = either.counters.get("blocks_per_row")
+        floor = either.counters.get("floor_ms")
+        fraction = fmt_counter_percent(ours, "floor_fraction") if ours else (
+            fmt_counter_percent(unsorted, "floor_fraction") + " (unsorted)")
+        theirs = torch_topk(torch, shape)
+        rows.append([shape.shape, str(shape.k), f"{blocks:.0f}" if blocks is not None else DASH,
+                     fmt_ms(ours.median_ms) if ours else DASH,
+                     fmt_spread(ours) if ours else DASH,
+                     fmt_ms(unsorted.median_ms) if unsorted else DASH,
+                     fmt_ms(floor) if floor is not None else DASH, fraction,
+                     fmt_ms(theirs.median_ms) if theirs else "",
+                     fmt_ratio(speed_ratio(theirs, ours)) if theirs and ours else ""])
+    return markdown_table(STAGE07_HEADERS, rows, (False,) + (True,) * 9)
+
+
+STAGE07_SCHEDULE_HEADERS = ("rows × cols", "k", "output", "one block per row ms",
+                            "several blocks per row ms", "blocks per row (several)", "faster",
+                            "the rule picks", "its pick is")
+
+
+def stage07_schedule_table(data: StageData) -> Optional[str]:
+    """Both forced schedules on the same shapes (rows named /schedule:one, /schedule:multi),
+    and which one the automatic rule picked: the row without a schedule, by its several_blocks
+    and blocks_per_row counters."""
+    assert data.results is not None
+    index = _topk_index(data.results)
+    keys: List[Tuple[str, TopkShape]] = []
+    for (entry, shape, schedule) in index:
+        if schedule in SCHEDULE_NAMES and (entry, shape) not in keys:
+            keys.append((entry, shape))
+    if not keys:
+        return None
+    rows = []
+    for entry, shape in keys:
+        one = index.get((entry, shape, "one"))
+        multi = index.get((entry, shape, "multi"))
+        rule = index.get((entry, shape, ""))
+        faster = DASH
+        if one and multi:
+            quicker, slower = (one, multi) if one.median_ms <= multi.median_ms else (multi, one)
+            faster = (f"{'one' if quicker is one else 'several'}, "
+                      f"{fmt_ratio(speed_ratio(slower, quicker))}")
+        picks, verdict = DASH, DASH
+        if rule is not None and "several_blocks" in rule.counters:
+            several = rule.counters["several_blocks"] >= 0.5
+            blocks = rule.counters.get("blocks_per_row")
+            picks = (f"several ({blocks:.0f} per row)" if several and blocks is not None
+                     else "several" if several else "one")
+            picked, other = (multi, one) if several else (one, multi)
+            if picked and other:
+                verdict = ("the faster" if picked.median_ms <= other.median_ms else
+                           f"the slower ({fmt_ratio(speed_ratio(picked, other))})")
+        blocks_multi = multi.counters.get("blocks_per_row") if multi else None
+        rows.append([shape.shape + (f" {shape.key_type}" if shape.key_type != "f32" else ""),
+                     str(shape.k), "sorted" if entry == STAGE07_SORTED else "unsorted",
+                     fmt_ms(one.median_ms) if one else DASH,
+                     fmt_ms(multi.median_ms) if multi else DASH,
+                     f"{blocks_multi:.0f}" if blocks_multi is not None else DASH,
+                     faster, picks, verdict])
+    return markdown_table(STAGE07_SCHEDULE_HEADERS, rows,
+                          (False, True, False, True, True, True, False, False, False))
+
+
+def stage07_sections(data: StageData, torch: Optional[ResultSet]) -> List[Tuple[str, str]]:
+    """(heading, table) pairs: the rule's rows per run and type, then the schedules."""
+    assert data.results is not None
+    groups: List[Tuple[str, str]] = []
+    for result in data.results.results:
+        parsed = topk_shape(result) if result.entry in (STAGE07_SORTED, STAGE07_UNSORTED) \
+            else None
+        if parsed and parsed[1] == "":
+            group = (data.run_label(result), result.key_type)
+            if group not in groups:
+                groups.append(group)
+    sections = []
+    for label, key_type in groups:
+        table = stage07_table(data, torch, label, key_type)
+        if table:
+            run = f"run `{label}`, " if label else ""
+            sections.append((f"Top-k, {run}{key_type} values uniform in [0, 1), largest k of "
+                             "every row (the rule's schedule)", table))
+    table = stage07_schedule_table(data)
+    if table:
+        sections.append(("Schedules: both forced on the same shapes, and the rule's pick", table))
+    return sections
+
+
+STAGE07_LEGEND = (
+    "Columns: *blocks per row* is the schedule the rule chose (1 = one block per row); *sorted "
+    "ms* is the median of the samples of `stage07-topk` (sorted output, torch.topk's default) "
+    "and *p10–p90 ms* their spread; *unsorted ms* `stage07-topk-unsorted`'s median; *floor ms* "
+    "the time of reading the input once and writing k values and int64 indices per row at the "
+    "bandwidth of a device-to-device copy of the input measured in the same run; *fraction of "
+    "the floor* = floor ms / sorted ms (100% is the floor); *torch.topk ms* the same shape in "
+    "torch_baseline.py's JSON and *torch / ours* its time / sorted ms (above 1× = stage 07 is "
+    "faster), both blank where torch did not measure the shape. In the schedules table, "
+    "*faster* says which forced schedule won and by how much, *the rule picks* is what the row "
+    "without a forced schedule ran, and *its pick is* compares that schedule's forced time with "
+    "the other's.\n")
+
+STAGE06_HEADERS = ("segment size", "segments", "stage 06 ms", "p10–p90 ms",
+                   "CUB DeviceSegmentedSort ms", "CUB DeviceSegmentedRadixSort ms", "best peer",
+                   "best peer / stage 06", "copies' worth")
+
+
+def stage06_table(data: StageData, n: int, kind: str, key_type: str) -> Optional[Tuple[str, bool]]:
+    """Stage 06 and CUB's two segmented sorts on equal segments of every measured size (one n,
+    kind and key type), and whether a cell was timed with events (the ‡ footnote)."""
+    assert data.results is not None
+    results = data.results
+    entries = ("stage06",) + tuple(entry for entry, _ in STAGE06_PEERS)
+    variants = sorted({r.variant for r in results.results
+                       if r.entry in entries and (r.n, r.kind, r.key_type) == (n, kind, key_type)
+                       and r.variant.startswith("seg:")}, key=natural_key)
+    if not variants:
+        return None
+    copy = results.find("copy", n, "u32", kind)
+    rows = []
+    footnote = False
+
+    def cell(result: Optional[Result], entry: str, variant: str) -> str:
+        nonlocal footnote
+        if result is None:
+            failure = results.failure(entry, n, key_type, kind, variant)
+            return "failed" if failure else DASH
+        if result.timed_with_events:
+            footnote = True
+            return f"{fmt_ms(result.median_ms)} ‡"
+        return fmt_ms(result.median_ms)
+
+    for variant in variants:
+        size = int(variant.split(":", 1)[1])
+        ours = results.find("stage06", n, key_type, kind, variant)
+        peers = [(name, results.find(entry, n, key_type, kind, variant))
+                 for entry, name in STAGE06_PEERS]
+        measured = [(name, r) for name, r in peers if r is not None]
+        best = min(measured, key=lambda p: p[1].median_ms) if measured else None
+        rows.append([f"{size:,}", f"{-(-n // size):,}",
+                     cell(ours, "stage06", variant), fmt_spread(ours) if ours else DASH]
+                    + [cell(r, entry, variant) for (entry, _), (_, r) in zip(STAGE06_PEERS, peers)]
+                    + [best[0] if best else DASH,
+                       fmt_ratio(speed_ratio(best[1], ours)) if best else DASH,
+                       fmt_worth(copies_worth(ours, copy)) if ours else DASH])
+    table = markdown_table(STAGE06_HEADERS, rows,
+                           (True, True, True, True, True, True, False, True, True))
+    return table, footnote
+
+
+def stage06_sections(data: StageData) -> List[Tuple[str, str]]:
+    """(heading, table) pairs: one table per n, kind and key type."""
+    assert data.results is not None
+    entries = ("stage06",) + tuple(entry for entry, _ in STAGE06_PEERS)
+    groups = sorted({(r.n, r.kind, r.key_type) for r in data.results.results
+                     if r.entry in entries}, key=lambda g: (g[1] != "pairs", g[0], g[2]))
+    sections = []
+    for n, kind, key_type in groups:
+        made = stage06_table(data, n, kind, key_type)
+        if not made:
+            continue
+        table, footnote = made
+        if footnote:
+            table += ("\n‡ The call waits for the host (CUB's DeviceSegmentedSort copies its "
+                      "partition to it), so it is timed with CUDA events on an idle GPU, host "
+                      "launch gaps included.\n")
+        what = f"{key_type} keys with u32 values" if kind == "pairs" else f"{key_type} keys"
+        sections.append((f"n = {fmt_n(n)} {what}, uniform, cut into equal segments", table))
+    return sections
+
+
+STAGE06_LEGEND = (
+    "Columns: *segments* = n / segment size (the last one shorter when it does not divide n); "
+    "*stage 06 ms* is the median of the samples and *p10–p90 ms* their spread; the CUB columns "
+    "are the medians of `cub-segmented-sort` (StableSortPairs / StableSortKeys) and "
+    "`cub-segmented-radix` on the same segments (— where not measured); *best peer* is the "
+    "faster of the two and *best peer / stage 06* its time / stage 06's (above 1× = stage 06 is "
+    "faster); *copies' worth* = stage 06's time / a device-to-device copy of the same keys and "
+    "values measured in the same run (1 is the floor).\n")
+
+
+def stage_sections(data: StageData, torch: Optional[ResultSet]) -> List[Tuple[str, str]]:
+    """The tables of a measured stage."""
+    if data.stage == "stage07":
+        return stage07_sections(data, torch)
+    if data.stage == "stage06":
+        return stage06_sections(data)
+    return []
+
+
+def stage_legend(stage: str) -> str:
+    """How to read a stage's tables."""
+    return STAGE07_LEGEND if stage == "stage07" else STAGE06_LEGEND
+
+
+def not_measured_block(data: StageData, json_link: str) -> str:
+    """A README block of a stage whose JSON is missing."""
+    what, program = STAGE_BENCHMARKS[data.stage]
+    folder = os.path.dirname(json_link) or "."
+    return (f"*Not measured yet: there is no `{os.path.basename(data.json_path)}` (the {what}'s "
+            f"benchmark JSON) in [the results folder]({folder}/). `make table` runs `{program}` "
+            "on a GPU and fills this block — do not edit by hand.*\n")
+
+
+def stage_readme_block(data: StageData, torch: Optional[ResultSet], here: str) -> str:
+    """The <!-- results:stageNN --> block of stage 06's or 07's README (here: its folder)."""
+    json_link = link(data.json_path, here)
+    if data.results is None:
+        return not_measured_block(data, json_link)
+    parts = [stage_provenance(data, json_link)]
+    for heading, table in stage_sections(data, torch):
+        parts.append(f"**{heading}**\n\n{table}")
+    if len(parts) == 1:
+        parts.append("No stage rows in the JSON.\n")
+    parts.append(stage_legend(data.stage))
+    page = link(data.page_path, here)
+    parts.append(f"Method, runs and provenance: [{os.path.basename(page)}]({page}).\n")
+    return "\n".join(parts)
+
+
+def run_lines(data: StageData) -> List[str]:
+    """One bullet per merged run: its label, file, rows, date and sampling settings."""
+    lines = []
+    for run in data.runs:
+        context = run.get("context", {}) or {}
+        rows = sum(1 for name in run.get("names", ()) if name)
+        facts = [f"{rows} row{'s' if rows != 1 else ''}", f"measured {str(context.get('date', '?'))[:19]}"]
+        if context.get("sortlab_max_time_s"):
+            facts.append(f"at most {float(context['sortlab_max_time_s']):g} s of sampling per row")
+        if context.get("sortlab_min_samples"):
+            facts.append(f"at least {context['sortlab_min_samples']} samples")
+        for key, value in sorted(context.items()):
+            if key.startswith("sortlab_note"):
+                facts.append(str(value))
+        lines.append(f"- Run `{run.get('label', '?')}` (`{run.get('file', '?')}`): "
+                     + ", ".join(facts) + ".")
+    return lines
+
+
+def stage_page(data: StageData, torch: Optional[ResultSet]) -> str:
+    """The whole docs/results/<gpu>-stageNN.md page of a measured stage."""
+    assert data.results is not None
+    what, program = STAGE_BENCHMARKS[data.stage]
+    json_name = os.path.basename(data.json_path)
+    out = [f"# sortlab {data.stage} ({what}) results: {data.gpu_name}\n",
+           stage_provenance(data, json_name),
+           f"Raw JSON: [{json_name}]({json_name}) (`{program}`"
+           + (", runs merged by `bench/table/merge_bench_json.py`" if data.runs else "")
+           + "). How the numbers are made: [README.md](README.md).\n",
+           "## Method and provenance\n",
+           "\n".join(method_lines(data.results) + run_lines(data)) + "\n"]
+    for heading, table in stage_sections(data, torch):
+        out.append(f"## {heading}\n\n{table}")
+    out.append(stage_legend(data.stage))
+    if data.results.failures:
+        out.append("## Failed\n")
+        out.append("\n".join(f"- `{f.name}`: {escape_cell(f.message)}"
+                              for f in data.results.failures) + "\n")
+    return "\n".join(out)
+
+
+def stage_page_links(stage_data: Mapping[str, StageData]) -> List[str]:
+    """The main page's lines pointing at the stage pages (none when no stage was measured)."""
+    if not any(data.results is not None for data in stage_data.values()):
+        return []
+    lines = []
+    for stage, data in stage_data.items():
+        what, program = STAGE_BENCHMARKS[stage]
+        name = os.path.basename(data.page_path)
+        lines.append(f"- {stage} ({what}, `{program}`): " +
+                     (f"[{name}]({name})" if data.results is not None else "not measured yet"))
+    return lines
 
 
 def marker(name: str, end: bool) -> str:
@@ -1094,8 +1556,11 @@ def link(target: str, from_dir: str) -> str:
 
 
 def readme_blocks(results: ResultSet, repo_root: str, page_path: str, json_path: str,
-                  plot_path: Optional[str]) -> Dict[str, Dict[str, Optional[str]]]:
-    """{README path: {block name: content}} for README.md and every stage README."""
+                  plot_path: Optional[str],
+                  stage_data: Optional[Mapping[str, StageData]] = None,
+                  ) -> Dict[str, Dict[str, Optional[str]]]:
+    """{README path: {block name: content}} for README.md and every stage README; the stages of
+    stage_data (06, 07) get their block from their own JSON ("not measured yet" without one)."""
     top = os.path.join(repo_root, "README.md")
     top_dir = os.path.dirname(top)
     files: Dict[str, Dict[str, Optional[str]]] = {top: {
@@ -1104,6 +1569,10 @@ def readme_blocks(results: ResultSet, repo_root: str, page_path: str, json_path:
             link(json_path, top_dir))}}
     for stage, path in stage_readmes(repo_root).items():
         here = os.path.dirname(path)
+        if stage_data and stage in stage_data:
+            files[path] = {f"results:{stage}": stage_readme_block(stage_data[stage], results,
+                                                                  here)}
+            continue
         blocks: Dict[str, Optional[str]] = {
             f"results:{stage}": stage_block(results, stage, link(json_path, here))}
         if sweep_variants(results, stage):
@@ -1113,23 +1582,32 @@ def readme_blocks(results: ResultSet, repo_root: str, page_path: str, json_path:
 
 
 def update_readmes(results: ResultSet, repo_root: str, page_path: str, json_path: str,
-                   plot_path: Optional[str]) -> List[str]:
+                   plot_path: Optional[str],
+                   stage_data: Optional[Mapping[str, StageData]] = None) -> List[str]:
     """Rewrites the results blocks of README.md and of every stage README."""
     messages = []
     for path, blocks in readme_blocks(results, repo_root, page_path, json_path,
-                                      plot_path).items():
+                                      plot_path, stage_data).items():
         messages += update_file_blocks(path, blocks)
     return messages
 
 
 def drift(results: ResultSet, repo_root: str, page_path: str, json_path: str,
-          plot_path: Optional[str], page: str) -> List[str]:
-    """The committed files that differ from what the JSON regenerates: the page and every README
-    block (one message per file; empty when nothing drifted)."""
+          plot_path: Optional[str], page: str,
+          stage_data: Optional[Mapping[str, StageData]] = None) -> List[str]:
+    """The committed files that differ from what the JSON regenerates: the page, the stage
+    pages, and every README block (one message per file; empty when nothing drifted). A stage
+    page whose JSON is missing must not exist."""
     problems = []
     expected = {page_path: page}
+    for data in (stage_data or {}).values():
+        if data.results is not None:
+            expected[data.page_path] = stage_page(data, results)
+        elif os.path.exists(data.page_path):
+            problems.append(f"{data.page_path}: exists, but its JSON "
+                            f"{os.path.basename(data.json_path)} does not")
     for path, blocks in readme_blocks(results, repo_root, page_path, json_path,
-                                      plot_path).items():
+                                      plot_path, stage_data).items():
         if os.path.exists(path):
             with open(path, encoding="utf-8") as handle:
                 expected[path] = rewrite_blocks(handle.read(), path, blocks)[0]
@@ -1252,6 +1730,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--torch-json", help="torch_baseline.py's output (optional)")
     parser.add_argument("--gpu-state", help="gpu_state.py's output: nvidia-smi before and after "
                                             "the run (optional)")
+    for stage, (what, program) in STAGE_BENCHMARKS.items():
+        parser.add_argument(f"--{stage}-json",
+                            help=f"{program}'s JSON (the {what}; merge_bench_json.py joins "
+                                 f"several runs); default: <results-dir>/<gpu>-{stage}.json "
+                                 "when it exists, else the stage is not measured yet")
     parser.add_argument("--results-dir", default="docs/results", help="where the page goes")
     parser.add_argument("--repo-root", default=".", help="where README.md and chapters/ are")
     parser.add_argument("--readme-gpu", default="H100",
@@ -1283,6 +1766,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     plot_path: Optional[str] = base + "-keys-per-second.png"
     update = not args.no_readmes and not (
         args.readme_gpu and args.readme_gpu.lower() not in results.gpu_name.lower())
+    stage_data: Dict[str, StageData] = {}
+    for stage in STAGE_BENCHMARKS:
+        given = getattr(args, f"{stage}_json")
+        if given and not os.path.exists(given):
+            print(f"results_table: --{stage}-json {given}: no such file", file=sys.stderr)
+            return 1
+        committed = f"{base}-{stage}.json"
+        stage_data[stage] = load_stage_data(stage, given or committed, committed, results)
+    stage_links = stage_page_links(stage_data)
 
     if args.check:
         if args.no_plot or not os.path.exists(plot_path):
@@ -1291,9 +1783,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             results, os.path.basename(json_path),
             os.path.basename(torch_json_path) if torch_json_path else None,
             os.path.basename(plot_path) if plot_path else None,
-            os.path.basename(gpu_state_path) if gpu_state_path else None)
+            os.path.basename(gpu_state_path) if gpu_state_path else None, stage_links)
         problems = drift(results, args.repo_root if update else "/nonexistent", base + ".md",
-                         json_path, plot_path, page)
+                         json_path, plot_path, page, stage_data)
         for problem in problems:
             print(f"results_table: DRIFT: {problem}", file=sys.stderr)
         if problems:
@@ -1309,6 +1801,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         copy_raw(args.torch_json, torch_json_path)
     if gpu_state_path:
         copy_raw(args.gpu_state, gpu_state_path)
+    for stage, data in stage_data.items():
+        given = getattr(args, f"{stage}_json")
+        if given:
+            copy_raw(given, data.json_path)
+        if data.results is not None:
+            with open(data.page_path, "w", encoding="utf-8") as handle:
+                handle.write(stage_page(data, results))
+            print(f"results_table: wrote {data.page_path}")
+        elif os.path.exists(data.page_path):
+            # Never leave a page whose JSON is gone: --check would call it drift.
+            os.remove(data.page_path)
+            print(f"results_table: removed {data.page_path}: no {stage} JSON")
 
     note = "plot skipped (--no-plot)" if args.no_plot else write_plot(results, plot_path)
     if note:
@@ -1327,7 +1831,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         results, os.path.basename(json_path),
         os.path.basename(torch_json_path) if torch_json_path else None,
         os.path.basename(plot_path) if plot_path else None,
-        os.path.basename(gpu_state_path) if gpu_state_path else None)
+        os.path.basename(gpu_state_path) if gpu_state_path else None, stage_links)
     with open(page_path, "w", encoding="utf-8") as handle:
         handle.write(page)
     print(f"results_table: wrote {page_path}")
@@ -1338,9 +1842,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"results_table: READMEs left alone: they show {args.readme_gpu} results and this "
               f"is {results.gpu_name} (pass --readme-gpu '' to rewrite them anyway)")
     else:
-        for message in update_readmes(results, args.repo_root, page_path, json_path, plot_path):
+        for message in update_readmes(results, args.repo_root, page_path, json_path, plot_path,
+                                      stage_data):
             print(f"results_table: {message}")
-    for failure in results.failures:
+    for failure in results.failures + [f for data in stage_data.values() if data.results
+                                       for f in data.results.failures]:
         print(f"results_table: FAILED: {failure.name}: {failure.message}")
     return 0
 

@@ -1,0 +1,423 @@
+"""CPU tests of the stage 06 and stage 07 results (results_table.py's stage section and
+merge_bench_json.py):
+
+* stage 07 from the committed H100 run (docs/results/<gpu>-stage07.json, merged from the quick
+  run and the two schedule-forced runs) with the committed torch JSON: every cell recomputed from
+  the raw counters, torch only where torch measured the shape (blank otherwise);
+* stage 06 from a SYNTHETIC fixture (tests/table/fixtures/stage06_synthetic_fixture.json: made-up
+  numbers chosen so every ratio is easy to check by hand, not a measurement);
+* a stage without JSON is "not measured yet" and the check passes;
+* the drift check covers the stage pages and README blocks: dropping a row or halving a time in
+  a stage JSON changes the output and fails ``--check``; the committed docs match the committed
+  JSON.
+
+Run by ctest (`ctest -L table`), or directly:
+    PYTHONPATH=bench/table python3 -m unittest discover -s tests/table -v
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from typing import Any, Dict, List, Optional, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "bench", "table"))
+
+import merge_bench_json as mb  # noqa: E402
+import results_table as rt  # noqa: E402
+
+GPU = "NVIDIA-H100-80GB-HBM3"
+RESULTS = os.path.join(REPO, "docs", "results")
+STAGE07_JSON = os.path.join(RESULTS, f"{GPU}-stage07.json")
+TORCH_JSON = os.path.join(RESULTS, f"{GPU}-torch.json")
+STAGE06_FIXTURE = os.path.join(HERE, "fixtures", "stage06_synthetic_fixture.json")
+H100 = os.path.join(HERE, "fixtures", "h100_issue13")
+LADDER_JSON = os.path.join(H100, "bench_all.json")
+
+# The quick set's shapes in the order bench_stage07 registers them (kQuickShapes).
+QUICK = [(1, 1 << 28, 1024), (64, 1 << 20, 64), (16384, 4096, 8), (1, 128256, 2048),
+         (128, 128256, 50), (4096, 32768, 64)]
+
+
+def read_json(path: str) -> Dict[str, Any]:
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def result_set(document: Dict[str, Any]) -> rt.ResultSet:
+    return rt.load_result_set([document])
+
+
+def torch_set() -> rt.ResultSet:
+    return result_set(read_json(TORCH_JSON))
+
+
+def stage_data(stage: str, document: Optional[Dict[str, Any]]) -> rt.StageData:
+    return rt.StageData(stage, f"/results/{GPU}-{stage}.json",
+                        result_set(document) if document is not None else None,
+                        "NVIDIA H100 80GB HBM3")
+
+
+def table_rows(markdown: str) -> List[List[str]]:
+    lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines[2:]]
+
+
+def row_named(document: Dict[str, Any], prefix: str) -> Dict[str, Any]:
+    """The one row whose name is prefix followed only by /n:N/... or Google Benchmark's
+    suffixes (so "stage07-topk-unsorted/f32/rows:1/cols:2/k:1" is not its /schedule:one row)."""
+
+    def matches(name: str) -> bool:
+        if not name.startswith(prefix):
+            return False
+        rest = name[len(prefix):]
+        return rest == "" or (rest.startswith("/") and rest[1:].startswith(
+            ("n:", "iterations:", "manual_time")))
+
+    (row,) = [b for b in document["benchmarks"] if matches(b["name"])]
+    return row
+
+
+class MergeTest(unittest.TestCase):
+    """merge_bench_json.py keeps every row and every run's context, and never picks one of two
+    measurements of the same name."""
+
+    def doc(self, date: str, *names: str) -> Dict[str, Any]:
+        return {"context": {"date": date, "x": date},
+                "benchmarks": [{"name": n, "run_type": "iteration", "median_ms": 1.0}
+                               for n in names]}
+
+    def test_rows_in_order_first_context_kept_and_runs_recorded(self) -> None:
+        merged = mb.merge([("a", "a.json", self.doc("d1", "p/1", "p/2")),
+                           ("b", "b.json", self.doc("d2", "q/1"))])
+        self.assertEqual([b["name"] for b in merged["benchmarks"]], ["p/1", "p/2", "q/1"])
+        self.assertEqual(merged["context"]["date"], "d1")
+        runs = merged["context"][mb.MERGED_RUNS]
+        self.assertEqual([(r["label"], r["file"], r["names"]) for r in runs],
+                         [("a", "a.json", ["p/1", "p/2"]), ("b", "b.json", ["q/1"])])
+        self.assertEqual(runs[1]["context"], {"date": "d2", "x": "d2"})
+
+    def test_a_name_measured_twice_is_an_error(self) -> None:
+        with self.assertRaises(ValueError):
+            mb.merge([("a", "a.json", self.doc("d1", "p/1")),
+                      ("b", "b.json", self.doc("d2", "p/1"))])
+
+    def test_labels(self) -> None:
+        self.assertEqual(mb.split_argument("quick=/x/b07_quick.json"),
+                         ("quick", "/x/b07_quick.json"))
+        self.assertEqual(mb.split_argument("/x/b07_one.json"), ("b07_one", "/x/b07_one.json"))
+
+    def test_committed_stage07_json_is_the_merge_of_three_runs(self) -> None:
+        document = read_json(STAGE07_JSON)
+        runs = document["context"][mb.MERGED_RUNS]
+        self.assertEqual([r["label"] for r in runs], ["quick", "schedule-one", "schedule-multi"])
+        self.assertEqual(sum(len(r["names"]) for r in runs), len(document["benchmarks"]))
+        # The first run's context is kept verbatim (the merge adds only its list of runs).
+        first = dict(document["context"])
+        del first[mb.MERGED_RUNS]
+        self.assertEqual(first, runs[0]["context"])
+
+    def test_main_writes_the_merge(self) -> None:
+        root = tempfile.mkdtemp(prefix="sortlab-merge-test-")
+        self.addCleanup(shutil.rmtree, root)
+        paths = []
+        for name, doc in (("one.json", self.doc("d1", "p/1")), ("two.json", self.doc("d2", "q"))):
+            paths.append(os.path.join(root, name))
+            with open(paths[-1], "w", encoding="utf-8") as handle:
+                json.dump(doc, handle)
+        out = os.path.join(root, "merged.json")
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(mb.main(["--out", out, f"x={paths[0]}", paths[1]]), 0)
+        runs = read_json(out)["context"][mb.MERGED_RUNS]
+        self.assertEqual([r["label"] for r in runs], ["x", "two"])
+
+
+class Stage07TableTest(unittest.TestCase):
+    """Stage 07's tables from the committed H100 run."""
+
+    def setUp(self) -> None:
+        self.document = read_json(STAGE07_JSON)
+        self.data = stage_data("stage07", self.document)
+
+    def main_table(self, document: Optional[Dict[str, Any]] = None,
+                   torch: Optional[rt.ResultSet] = None) -> List[List[str]]:
+        data = stage_data("stage07", document) if document is not None else self.data
+        table = rt.stage07_table(data, torch if torch is not None else torch_set(), "quick",
+                                 "f32")
+        assert table is not None
+        return table_rows(table)
+
+    def test_every_cell_follows_from_the_counters(self) -> None:
+        rows = self.main_table()
+        self.assertEqual(len(rows), len(QUICK))
+        torch_rows = {b["name"]: b for b in read_json(TORCH_JSON)["benchmarks"]}
+        for row, (r, c, k) in zip(rows, QUICK):
+            variant = f"rows:{r}/cols:{c}/k:{k}"
+            ours = row_named(self.document, f"stage07-topk/f32/{variant}")
+            unsorted = row_named(self.document, f"stage07-topk-unsorted/f32/{variant}")
+            self.assertEqual(row[1], str(k))
+            self.assertEqual(row[2], f"{ours['blocks_per_row']:.0f}")
+            self.assertEqual(row[3], rt.fmt_ms(ours["median_ms"]))
+            self.assertEqual(row[4], f"{rt.fmt_ms(ours['p10_ms'])}–{rt.fmt_ms(ours['p90_ms'])}")
+            self.assertEqual(row[5], rt.fmt_ms(unsorted["median_ms"]))
+            self.assertEqual(row[6], rt.fmt_ms(ours["floor_ms"]))
+            self.assertEqual(row[7], rt.fmt_percent(ours["floor_fraction"]))
+            theirs = torch_rows.get(f"torch-topk/f32/{variant}")
+            if theirs is None:
+                self.assertEqual(row[8:], ["", ""], "no torch number may be invented")
+            else:
+                self.assertEqual(row[8], rt.fmt_ms(theirs["median_ms"]))
+                self.assertEqual(row[9], rt.fmt_ratio(theirs["median_ms"] / ours["median_ms"]))
+        # torch measured exactly one of the quick shapes.
+        self.assertEqual([row[0] for row in rows if row[8]], ["4096 × 32768"])
+
+    def test_without_torch_the_torch_cells_are_blank(self) -> None:
+        rows = self.main_table(torch=rt.ResultSet([]))
+        self.assertTrue(all(row[8:] == ["", ""] for row in rows))
+
+    def test_dropping_a_row_changes_the_table(self) -> None:
+        document = copy.deepcopy(self.document)
+        document["benchmarks"] = [b for b in document["benchmarks"] if not b["name"].startswith(
+            "stage07-topk/f32/rows:64/cols:1048576/k:64/")]
+        rows = {row[0]: row for row in self.main_table(document)}
+        self.assertEqual(rows["64 × 2^20"][3:5], [rt.DASH, rt.DASH])
+        self.assertIn("(unsorted)", rows["64 × 2^20"][7])
+
+    def test_halving_a_time_changes_the_table(self) -> None:
+        document = copy.deepcopy(self.document)
+        row = row_named(document, "stage07-topk/f32/rows:4096/cols:32768/k:64")
+        before = self.main_table()[-1]
+        row["median_ms"] /= 2
+        after = self.main_table(document)[-1]
+        self.assertNotEqual(before[3], after[3])
+        self.assertNotEqual(before[9], after[9])
+
+    def test_schedule_table_shows_both_times_and_the_rules_pick(self) -> None:
+        table = rt.stage07_schedule_table(self.data)
+        assert table is not None
+        rows = {row[0]: row for row in table_rows(table)}
+        self.assertEqual(len(rows), len(QUICK))
+        for r, c, k in QUICK:
+            variant = f"rows:{r}/cols:{c}/k:{k}"
+            one = row_named(self.document, f"stage07-topk-unsorted/f32/{variant}/schedule:one")
+            multi = row_named(self.document,
+                              f"stage07-topk-unsorted/f32/{variant}/schedule:multi")
+            rule = row_named(self.document, f"stage07-topk-unsorted/f32/{variant}")
+            row = rows[rt.TopkShape("f32", r, c, k).shape]
+            self.assertEqual(row[2], "unsorted")
+            self.assertEqual(row[3:5], [rt.fmt_ms(one["median_ms"]), rt.fmt_ms(multi["median_ms"])])
+            self.assertTrue(row[6].startswith("one" if one["median_ms"] <= multi["median_ms"]
+                                              else "several"))
+            self.assertTrue(row[7].startswith("several" if rule["several_blocks"] else "one"))
+        # On 4096 rows of 32768 the rule keeps one block per row, and the forced several-blocks
+        # schedule (one block per row through the blocked kernels) was faster in this run.
+        self.assertEqual(rows["4096 × 32768"][7:], ["one", "the slower (1.12×)"])
+
+    def test_no_schedule_rows_no_schedule_table(self) -> None:
+        document = copy.deepcopy(self.document)
+        document["benchmarks"] = [b for b in document["benchmarks"] if "/schedule:" not in
+                                  b["name"]]
+        document["context"].pop("sortlab_merged_runs")
+        self.assertIsNone(rt.stage07_schedule_table(stage_data("stage07", document)))
+        # A single run's JSON has no run labels: its table is the unlabelled one.
+        self.assertIsNotNone(rt.stage07_table(stage_data("stage07", document), None, "", "f32"))
+
+
+class Stage06TableTest(unittest.TestCase):
+    """Stage 06's table from the synthetic fixture (made-up numbers, easy ratios)."""
+
+    def setUp(self) -> None:
+        self.document = read_json(STAGE06_FIXTURE)
+
+    def rows(self, document: Optional[Dict[str, Any]] = None) -> Tuple[List[List[str]], str]:
+        sections = rt.stage06_sections(stage_data("stage06", document or self.document))
+        self.assertEqual(len(sections), 1)
+        heading, table = sections[0]
+        return table_rows(table), heading + "\n" + table
+
+    def test_cells_by_hand(self) -> None:
+        rows, text = self.rows()
+        self.assertIn("n = 2^20 f32 keys with u32 values", text)
+        # segment size | segments | stage 06 ms | p10-p90 | CUB sort | CUB radix | best peer |
+        # best peer / stage 06 | copies' worth (the pairs' copy takes 0.01 ms)
+        self.assertEqual(rows, [
+            ["8", "131,072", "0.200", "0.190–0.210", "0.400 ‡", rt.DASH,
+             "CUB DeviceSegmentedSort", "2.00×", "20.0"],
+            ["128", "8,192", "0.100", "0.0900–0.110", "0.300 ‡", "0.0500",
+             "CUB DeviceSegmentedRadixSort", "0.50×", "10.0"],
+            ["4,096", "256", "0.0800", "0.0750–0.0850", "0.160 ‡", "0.240",
+             "CUB DeviceSegmentedSort", "2.00×", "8.00"]])
+        self.assertIn("‡ The call waits for the host", text)
+
+    def test_dropping_a_row_or_halving_a_time_changes_the_table(self) -> None:
+        before, _ = self.rows()
+        dropped = copy.deepcopy(self.document)
+        dropped["benchmarks"] = [b for b in dropped["benchmarks"]
+                                 if not b["name"].startswith("stage06/f32/pairs/seg:128/")]
+        rows, _ = self.rows(dropped)
+        self.assertEqual(rows[1][2:4], [rt.DASH, rt.DASH])
+        self.assertEqual(rows[1][7:], [rt.DASH, rt.DASH])
+        halved = copy.deepcopy(self.document)
+        row_named(halved, "cub-segmented-radix/f32/pairs/seg:4096")["median_ms"] /= 2
+        rows, _ = self.rows(halved)
+        self.assertNotEqual(rows, before)
+        self.assertEqual(rows[2][5:8], ["0.120", "CUB DeviceSegmentedRadixSort", "1.50×"])
+
+    def test_a_failed_peer_says_so(self) -> None:
+        document = copy.deepcopy(self.document)
+        document["benchmarks"].append({
+            "name": "cub-segmented-radix/f32/pairs/seg:8/n:1048576/ands:0/iterations:1/"
+                    "manual_time", "run_type": "iteration", "error_occurred": True,
+            "error_message": "out of memory"})
+        rows, _ = self.rows(document)
+        self.assertEqual(rows[0][5], "failed")
+
+
+README_TOP = "# sortlab\n\n<!-- results:table:begin -->\n<!-- results:table:end -->\n"
+README_STAGE06 = ("# Stage 06\n\nText of others.\n\n## Measured on the H100\n\n"
+                  "<!-- results:stage06:begin -->\n<!-- results:stage06:end -->\n\nMore text.\n")
+README_STAGE07 = ("# Stage 07\n\n## Results\n\n<!-- results:stage07:begin -->\nstale\n"
+                  "<!-- results:stage07:end -->\n")
+
+
+class StageDriftTest(unittest.TestCase):
+    """results_table.py writes and checks the stage pages and README blocks."""
+
+    def make_repo(self) -> str:
+        root = tempfile.mkdtemp(prefix="sortlab-stage-test-")
+        self.addCleanup(shutil.rmtree, root)
+        for path, text in (("README.md", README_TOP),
+                           ("chapters/06_segmented_sort/README.md", README_STAGE06),
+                           ("chapters/07_topk/README.md", README_STAGE07)):
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            with open(os.path.join(root, path), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        return root
+
+    def results_dir(self, root: str) -> str:
+        return os.path.join(root, "docs", "results")
+
+    def run_main(self, root: str, *extra: str) -> Tuple[int, str]:
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            status = rt.main(["--bench-json", LADDER_JSON, "--torch-json", TORCH_JSON,
+                              "--results-dir", self.results_dir(root), "--repo-root", root,
+                              "--no-plot", *extra])
+        return status, output.getvalue()
+
+    def read(self, path: str) -> str:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+
+    def rewrite_json(self, path: str, change) -> None:
+        document = read_json(path)
+        change(document)
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(document, handle)
+
+    def test_without_stage_json_the_blocks_say_not_measured_and_the_check_passes(self) -> None:
+        root = self.make_repo()
+        self.assertEqual(self.run_main(root)[0], 0)
+        stage06 = self.read(os.path.join(root, "chapters/06_segmented_sort/README.md"))
+        self.assertIn("*Not measured yet: there is no `NVIDIA-H100-80GB-HBM3-stage06.json`",
+                      stage06)
+        self.assertIn("[the results folder](../../docs/results/)", stage06)
+        self.assertTrue(stage06.startswith("# Stage 06\n\nText of others."))
+        self.assertTrue(stage06.endswith("<!-- results:stage06:end -->\n\nMore text.\n"))
+        self.assertIn("Not measured yet",
+                      self.read(os.path.join(root, "chapters/07_topk/README.md")))
+        self.assertFalse(any("stage0" in name for name in os.listdir(self.results_dir(root))))
+        status, output = self.run_main(root, "--check")
+        self.assertEqual(status, 0, output)
+        # A stage page left behind without its JSON is drift.
+        stale = os.path.join(self.results_dir(root), f"{GPU}-stage07.md")
+        with open(stale, "w", encoding="utf-8") as handle:
+            handle.write("old\n")
+        status, output = self.run_main(root, "--check")
+        self.assertEqual(status, 1)
+        self.assertIn(f"DRIFT: {stale}: exists, but its JSON", output)
+
+    def test_check_covers_the_stage_pages_and_blocks(self) -> None:
+        root = self.make_repo()
+        status, output = self.run_main(root, "--stage06-json", STAGE06_FIXTURE,
+                                       "--stage07-json", STAGE07_JSON)
+        self.assertEqual(status, 0, output)
+        results = self.results_dir(root)
+        for stage in ("stage06", "stage07"):
+            for suffix in (".json", ".md"):
+                self.assertTrue(os.path.exists(os.path.join(results, f"{GPU}-{stage}{suffix}")))
+        self.assertIn(f"[{GPU}-stage07.md]({GPU}-stage07.md)",
+                      self.read(os.path.join(results, f"{GPU}.md")))
+        stage07 = self.read(os.path.join(root, "chapters/07_topk/README.md"))
+        self.assertNotIn("stale", stage07)
+        self.assertIn("| 4096 × 32768 | 64 | 1 | 1.70 |", stage07)
+        self.assertIn(f"(../../docs/results/{GPU}-stage07.json)", stage07)
+        self.assertIn("| 4,096 | 256 | 0.0800 |",
+                      self.read(os.path.join(root, "chapters/06_segmented_sort/README.md")))
+        # The check reads the stage JSON from docs/results by default.
+        self.assertEqual(self.run_main(root, "--check")[0], 0)
+
+        def drop_row(document: Dict[str, Any]) -> None:
+            document["benchmarks"] = [b for b in document["benchmarks"] if not b["name"]
+                                      .startswith("stage07-topk/f32/rows:16384/")]
+
+        def halve(name: str):
+            def change(document: Dict[str, Any]) -> None:
+                row_named(document, name)["median_ms"] /= 2
+            return change
+
+        for stage, change in (("stage07", drop_row),
+                              ("stage07", halve("stage07-topk-unsorted/f32/rows:1/cols:128256/"
+                                                "k:2048/schedule:one")),
+                              ("stage06", halve("stage06/f32/pairs/seg:8")),
+                              ("stage06", halve("cub-segmented-sort/f32/pairs/seg:128"))):
+            path = os.path.join(results, f"{GPU}-{stage}.json")
+            saved = self.read(path)
+            self.rewrite_json(path, change)
+            status, output = self.run_main(root, "--check")
+            self.assertEqual(status, 1, (stage, output))
+            self.assertIn(f"DRIFT: {os.path.join(results, f'{GPU}-{stage}.md')}", output)
+            readme = {"stage06": "chapters/06_segmented_sort", "stage07": "chapters/07_topk"}
+            self.assertIn(f"DRIFT: {os.path.join(root, readme[stage], 'README.md')}", output)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(saved)
+            self.assertEqual(self.run_main(root, "--check")[0], 0)
+
+    def test_a_missing_stage_json_named_on_the_command_line_is_an_error(self) -> None:
+        root = self.make_repo()
+        status, output = self.run_main(root, "--stage06-json", os.path.join(root, "none.json"))
+        self.assertEqual(status, 1)
+        self.assertIn("no such file", output)
+
+
+class CommittedStageDocsTest(unittest.TestCase):
+    """The committed stage 07 JSON is really covered by the committed docs' check."""
+
+    def test_committed_blocks(self) -> None:
+        with open(os.path.join(REPO, "chapters", "07_topk", "README.md"), encoding="utf-8") as h:
+            stage07 = h.read()
+        block = stage07.split("<!-- results:stage07:begin -->")[1].split(
+            "<!-- results:stage07:end -->")[0]
+        self.assertIn(f"[the raw benchmark JSON](../../docs/results/{GPU}-stage07.json)", block)
+        self.assertIn("Schedules: both forced", block)
+        self.assertTrue(os.path.exists(os.path.join(RESULTS, f"{GPU}-stage07.md")))
+        with open(os.path.join(REPO, "chapters", "06_segmented_sort", "README.md"),
+                  encoding="utf-8") as h:
+            stage06 = h.read()
+        block = stage06.split("<!-- results:stage06:begin -->")[1].split(
+            "<!-- results:stage06:end -->")[0]
+        measured = os.path.exists(os.path.join(RESULTS, f"{GPU}-stage06.json"))
+        self.assertEqual("Not measured yet" in block, not measured)
+
+
+if __name__ == "__main__":
+    unittest.main()
