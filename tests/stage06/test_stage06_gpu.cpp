@@ -24,6 +24,7 @@
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
 #include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
+#include "common/device_properties.hpp"
 #include "common/distributions.hpp"
 #include "common/errors.hpp"
 #include "common/segments.hpp"
@@ -420,6 +421,31 @@ TYPED_TEST(Stage06Segmented, DescendingAndBitRanges) {
       expect_segmented_sort<Key, std::uint32_t, true>(keys, layout, options);
       if (::testing::Test::HasFatalFailure()) return;
     }
+}
+
+// Every kernel after the classification strides: its grid is capped at an SM's worth of threads
+// per SM, and a warp or block sorts segment after segment. The layouts above never fill a grid,
+// so here each list holds about twice its kernel's cap of segments at the smallest size of its
+// bin (which also fills those lists exactly to their room): warps and blocks sort a second
+// segment, reusing their shared memory. About 15 M items on an H100.
+TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
+  const std::uint64_t seed = test_seed();
+  const std::size_t sms = sortlab::multiprocessor_count();
+  // (segment size, segments): the warp kernel (64 warps per SM), the tile kernels of 128 threads
+  // (16 blocks per SM) and 256 threads (8), the large class (4 blocks per SM); twice each cap.
+  const std::vector<std::pair<std::uint32_t, std::size_t>> bins = {
+      {33, 2 * 64 * sms},  {257, 2 * 16 * sms}, {513, 2 * 16 * sms},
+      {1025, 2 * 8 * sms}, {2049, 2 * 8 * sms}, {4097, 2 * 4 * sms}};
+  std::vector<std::uint32_t> sizes;
+  for (const auto& [size, count] : bins) sizes.insert(sizes.end(), count, size);
+  const Layout layout = from_sizes("grids over full", sizes);
+  if (layout.n > sortlab::testing::max_test_n())
+    GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
+  SCOPED_TRACE(case_label(layout.n, "few distinct", seed));
+  const auto keys =
+      sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kFewDistinct, layout.n, seed);
+  expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {});
+  expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {0, sortlab::kAllBits, true});
 }
 
 // A scratch that starts at an odd address, on a non-blocking stream.
