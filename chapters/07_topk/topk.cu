@@ -4,9 +4,9 @@
 /// schedule rule and the scratch plan are pure host arithmetic (CPU-tested). Explicit
 /// instantiations for f32, u32, i32, f64, i64, f16 and bf16 values.
 ///
-/// Status: the single-block schedule is verified on an H100 (2026-11-23: all 45 stage07 ctest
-/// tests pass, compute-sanitizer memcheck and racecheck clean); the several-blocks-per-row
-/// schedule is compiled and CPU-modelled, not yet run on a GPU; no speed measured yet.
+/// Status: both schedules passed the stage07 GPU suite and compute-sanitizer on an H100 on
+/// 2026-11-23 before candidate filtering; candidate filtering is compiled for sm_90 and
+/// CPU-modelled, NOT yet run on a GPU.
 #include <algorithm>
 #include <string>
 
@@ -66,7 +66,7 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 }
 
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
-                         const TopkOptions& options) {
+                         std::size_t value_bytes, const TopkOptions& options) {
   (void)k;  // the split depends on the shape only
   ScratchPlan plan;
   // Planned for the largest grid the rule ever aims for: the run on any GPU splits into at most
@@ -77,6 +77,14 @@ ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size
   plan.counts = plan.layout.add<std::uint32_t>(blocks * kNumDigits);
   plan.tallies = plan.layout.add<BlockTally>(blocks);
   plan.row_states = plan.layout.add<RowState>(num_rows);
+  // The candidate lists: a fixed fraction of each row, so the plan needs neither k nor the data;
+  // a pass whose entries do not fit reads the row instead (decided on the GPU, per pass).
+  plan.list_capacity = candidate_capacity(row_length);
+  const std::size_t entries = num_rows * plan.list_capacity;
+  for (int list = 0; list < 2; ++list) {
+    plan.list_values[list] = plan.layout.add<unsigned char>(entries * value_bytes);
+    plan.list_columns[list] = plan.layout.add<std::uint32_t>(entries);
+  }
   return plan;
 }
 
@@ -109,7 +117,7 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
            " (one tile of the block sort), got k = " + std::to_string(k) +
            "; ask for sorted = false and sort the k results separately";
   });
-  const ScratchPlan plan = plan_scratch(num_rows, row_length, k, options);
+  const ScratchPlan plan = plan_scratch(num_rows, row_length, k, sizeof(T), options);
   require(num_rows * plan.split.blocks_per_row <= kMaxRows, [&] {
     return "topk: " + std::to_string(num_rows) + " rows x " +
            std::to_string(plan.split.blocks_per_row) +
@@ -157,15 +165,23 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   multi.counts = plan.layout.get<std::uint32_t>(temp_storage, plan.counts);
   multi.tallies = plan.layout.get<BlockTally>(temp_storage, plan.tallies);
   multi.row_states = plan.layout.get<RowState>(temp_storage, plan.row_states);
+  for (int list = 0; list < 2; ++list) {
+    multi.list_values[list] = reinterpret_cast<T*>(
+        plan.layout.get<unsigned char>(temp_storage, plan.list_values[list]));
+    multi.list_columns[list] =
+        plan.layout.get<std::uint32_t>(temp_storage, plan.list_columns[list]);
+  }
+  multi.list_capacity = static_cast<std::uint32_t>(plan.list_capacity);
   multi.row_length = static_cast<std::uint32_t>(row_length);
   multi.k = static_cast<std::uint32_t>(k);
   multi.values_per_block = static_cast<std::uint32_t>(split.values_per_block);
   multi.blocks_per_row = static_cast<std::uint32_t>(split.blocks_per_row);
   multi.largest = options.largest;
-  // The tickets must start at zero. The last block of every pass resets its row's ticket, but a
-  // fresh (or poisoned, or interrupted) scratch holds anything, and no block of the first launch
-  // can know whether the others have arrived yet: one async memset, part of the call (and of a
-  // captured graph), so the caller never clears the scratch.
+  // The tickets (and the filter flags and list fills) must start at zero. The last block of every
+  // pass resets its row's ticket, but a fresh (or poisoned, or interrupted) scratch holds
+  // anything, and no block of the first launch can know whether the others have arrived yet: one
+  // async memset, part of the call (and of a captured graph), so the caller never clears the
+  // scratch. The lists themselves need no clearing: a block reads only the entries it wrote.
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(multi.row_states, 0, num_rows * sizeof(RowState), stream));
   const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
   for (int pass = 0; pass < num_passes<T>(); ++pass) {

@@ -30,14 +30,21 @@
 ///   counts its span's digits into the scratch and the last block of the row to finish picks the
 ///   digit for the whole row; then one gather launch, where every block writes its answers at
 ///   offsets scanned per row in block order. The output is the same as the one-block schedule's,
-///   element for element (sorted or not).
+///   element for element (sorted or not). **Candidate filtering**: from pass 1 on, when the row's
+///   entries whose fixed digits are at least the prefix (the candidates plus the answers already
+///   known) fit a list of candidate_capacity() entries, the pass copies them (value and column,
+///   in column order per block) into a list in the scratch, and the next pass and the gather read
+///   the list instead of the row; when they do not fit (all-equal rows, few distinct values, or
+///   simply an early pass) the next pass reads the row as before. The last block of a pass
+///   decides, per row, on the GPU. Keeping the known answers in the list, rather than writing
+///   them out early, leaves the output order unchanged.
 ///
 /// Usage follows CUB's temp-storage convention:
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
-/// Status: the single-block schedule is verified on an H100 (2026-11-23: all 45 stage07 ctest
-/// tests pass, compute-sanitizer memcheck and racecheck clean); the several-blocks-per-row
-/// schedule is compiled and CPU-modelled, not yet run on a GPU; no speed measured yet.
+/// Status: both schedules passed the stage07 GPU suite and compute-sanitizer on an H100 on
+/// 2026-11-23 *before* candidate filtering; candidate filtering (several blocks per row) is
+/// compiled for sm_90 and CPU-modelled, NOT yet run on a GPU.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -113,6 +120,27 @@ inline constexpr std::size_t kMaxTargetBlocks = 4096;
 /// values, under compute-sanitizer's size cap, already span several blocks.
 inline constexpr std::size_t kTestValuesPerBlock = 2 * std::size_t{kBlockThreads};
 
+// ---- Candidate filtering (several blocks per row) -----------------------------------------------
+
+/// A row's candidate list holds at most `ceil(row_length / kCandidateDivisor)` entries (value and
+/// 32-bit column; two lists per row, double-buffered). A pass writes the entries its successor
+/// needs (the values whose fixed digits are at least the prefix: the candidates and the values
+/// already known to be answers) only when the row's count of them fits; otherwise the next pass
+/// reads the row again. Sixteen keeps the scratch at 2 x (sizeof(T) + 4) / 16 of the input (a
+/// quarter of it for f32 before alignment) while letting any pass whose prefix leaves at most
+/// 1/16 of the row filter; a guess until measured.
+inline constexpr std::size_t kCandidateDivisor = 16;
+/// Entries per thread of one tile of the filter: a warp compacts 32 x 8 entries with eight
+/// ballots, and the block needs one barrier per 2048 entries (not one block scan per 256).
+inline constexpr int kFilterItemsPerThread = 8;
+
+/// Entries of one candidate list of a row of \p row_length values:
+/// `ceil(row_length / kCandidateDivisor)` (host and device; CPU-tested).
+/// \param row_length values per row
+SORTLAB_HOST_DEVICE constexpr std::size_t candidate_capacity(std::size_t row_length) {
+  return (row_length + kCandidateDivisor - 1) / kCandidateDivisor;
+}
+
 /// Which schedule a call uses.
 enum class TopkSchedule {
   kAuto,            ///< the documented rule (select_schedule())
@@ -161,11 +189,16 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 /// The scratch of one call. One block per row keeps everything on chip and needs none, but a call
 /// with a null scratch pointer is a size query, so every call asks for at least one byte: the
 /// caller's second call then always runs. The several-blocks-per-row schedule keeps its digit
-/// counts (256 per block), per-block answer tallies and per-row state (prefix, k, ticket) here.
+/// counts (256 per block), per-block answer tallies, per-row state (prefix, k, ticket, which
+/// passes filtered, list fill) and the two candidate lists of every row here.
 struct ScratchPlan {
   ScratchLayout layout;  ///< the arrays, aligned (none for one block per row)
   RowSplit split;        ///< the split the scratch is planned for (kMaxTargetBlocks)
-  std::size_t counts = 0, tallies = 0, row_states = 0;  ///< slots of the three arrays
+  std::size_t counts = 0, tallies = 0, row_states = 0;  ///< slots of the first three arrays
+  /// Slots of the candidate lists: values (raw bytes, sizeof(T) each) and u32 columns, list 0
+  /// and list 1 (pass p writes list p % 2).
+  std::size_t list_values[2] = {0, 0}, list_columns[2] = {0, 0};
+  std::size_t list_capacity = 0;  ///< entries per row of one list (candidate_capacity())
   /// Bytes a size query returns: the layout's, and at least 1.
   std::size_t bytes() const noexcept {
     return layout.total_bytes() > 0 ? layout.total_bytes() : std::size_t{1};
@@ -174,14 +207,17 @@ struct ScratchPlan {
 
 /// The scratch layout of a top-k of \p num_rows rows of \p row_length values, \p k per row:
 /// none unless select_schedule() with kMaxTargetBlocks picks several blocks per row, else
-/// `rows x blocks_per_row x 256` u32 digit counts, `rows x blocks_per_row` 16-byte tallies and
-/// `rows` 16-byte row states. Pure host arithmetic (no CUDA call), so the CPU tests check it.
+/// `rows x blocks_per_row x 256` u32 digit counts, `rows x blocks_per_row` 32-byte tallies,
+/// `rows` 32-byte row states, then two candidate lists of `rows x candidate_capacity(row_length)`
+/// values (\p value_bytes each) and as many u32 columns. Pure host arithmetic (no CUDA call), so
+/// the CPU tests check it.
 /// \param num_rows rows
 /// \param row_length values per row
 /// \param k values picked per row
+/// \param value_bytes sizeof(T) of the values
 /// \param options the schedule options (they decide the split)
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
-                         const TopkOptions& options = {});
+                         std::size_t value_bytes, const TopkOptions& options = {});
 
 /// For every row r, the k best values of `values_in[r * row_length .. (r + 1) * row_length)`
 /// into `values_out[r * k .. (r + 1) * k)` and their columns into the same positions of

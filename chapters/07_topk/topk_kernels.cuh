@@ -4,15 +4,19 @@
 ///   256 shared counters;
 /// - **choose digit**: one block scan of the row's 256 counts, from digit 255 down, finds the
 ///   bucket of the k-th candidate, fixes its digit and narrows k;
-/// - **gather**: a span is read in chunks of 256 columns and every value better than the k-th
-///   ("beyond") or equal to it gets its output slot from a block scan;
+/// - **filter** (several blocks per row): while counting, a block also copies the entries the
+///   next pass needs (value and column, in column order) into its row's candidate list, so that
+///   the next pass, and the gather, read the list instead of the row;
+/// - **gather**: a span (or a block's candidate list) is read in chunks of 256 entries and every
+///   value better than the k-th ("beyond") or equal to it gets its output slot from a block scan;
 /// - **sort** (when asked): stage 05's block radix sort orders a row's k answers.
 ///
 /// One block per row (topk_rows_kernel) runs them all in shared memory: the row is read once
 /// per digit (four times for 32-bit values) and once more for the gather. Several blocks per row
 /// (topk_count_pass_kernel, topk_gather_kernel, topk_sort_rows_kernel) keep per-block counts,
-/// tallies and the row's prefix in the caller's scratch; the last block of a row to finish a
-/// pass chooses the digit for the whole row.
+/// tallies, the row's prefix and its candidate lists in the caller's scratch; the last block of a
+/// row to finish a pass chooses the digit for the whole row and decides whether the next pass
+/// filters.
 #pragma once
 
 #include <cstddef>
@@ -70,20 +74,37 @@ union TopkStorage {
     std::uint32_t k_left;                  ///< rank of the k-th value among the candidates
     std::uint32_t chosen;                  ///< the digit just chosen (several blocks)
     bool last;                             ///< this block is its row's last to finish
+    // Several blocks per row, candidate filtering:
+    std::uint32_t matching;                ///< the block's count of the previous chosen digit
+    std::uint32_t in_offset, in_count;     ///< the block's list segment this pass reads
+    std::uint32_t out_offset;              ///< where its segment of this pass's list starts
+    /// Entries each warp keeps in a filter tile; two copies, used by alternate tiles, so one
+    /// barrier per tile suffices (count_and_filter()).
+    std::uint32_t warp_kept[2][kBlockThreads / 32];
   } select;                                ///< used by the radix select and the gather
   AnswerSortStorage<Bits> sort;            ///< while sorting the answers
 };
 
 // ---- The scratch of the several-blocks-per-row schedule -----------------------------------------
 
-/// Per row: what the passes fixed so far and the arrival ticket of the current pass. Written only
-/// by the row's last block of a pass, read by every block of the next launch.
+/// Per row: what the passes fixed so far, the arrival ticket of the current pass, which passes
+/// filter into the candidate lists, and how much of the list being written is taken. Written
+/// only by the row's last block of a pass (and the fill counter by the blocks' reservations), read
+/// by every block of the next launch. One memset at the start of a call zeroes it.
 struct RowState {
   unsigned long long desired;  ///< select bits of the prefix fixed so far (zero-extended)
   std::uint32_t k_left;        ///< rank of the k-th value among the prefix's candidates
   std::uint32_t ticket;        ///< blocks of the row that finished this pass (reset to 0 after)
+  /// Bit p: pass p writes the row's candidate list p % 2 (so pass p + 1, or the gather after the
+  /// last pass, reads it instead of the row). Set by the last block of pass p - 1, which knows
+  /// exactly how many entries pass p keeps; bit 0 is never set (nothing is fixed before pass 0).
+  std::uint32_t listed;
+  /// Entries of list 0 / list 1 reserved so far by the blocks of the pass that writes it (an
+  /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes.
+  std::uint32_t fill[2];
+  std::uint32_t unused;  ///< padding to 32 bytes
 };
-static_assert(sizeof(RowState) == 16, "16 bytes per row, as plan_scratch() documents");
+static_assert(sizeof(RowState) == 32, "32 bytes per row, as plan_scratch() documents");
 
 /// Per block of a row: its answers, counted while the passes narrow the prefix, and where its
 /// answers go (exclusive sums over the row's earlier blocks, set by the last pass).
@@ -92,8 +113,15 @@ struct BlockTally {
   std::uint32_t equal;          ///< its values equal to the k-th value (last pass)
   std::uint32_t beyond_before;  ///< beyond values in the row's earlier blocks
   std::uint32_t equal_before;   ///< equal values in the row's earlier blocks
+  /// Its segment of the candidate list the last filtering pass wrote: the entries start at
+  /// `list_offset` in the row's list and there are `list_count` of them, in column order.
+  /// Segments of one row lie in whatever order the blocks reserved them; only the block itself
+  /// (and the gather block of the same span) reads its segment, so the order does not matter.
+  std::uint32_t list_offset;
+  std::uint32_t list_count;  ///< entries of that segment
+  std::uint32_t unused[2];   ///< padding to 32 bytes
 };
-static_assert(sizeof(BlockTally) == 16, "16 bytes per block, as plan_scratch() documents");
+static_assert(sizeof(BlockTally) == 32, "32 bytes per block, as plan_scratch() documents");
 
 /// What the several-blocks-per-row launches read and write.
 template <typename T>
@@ -104,6 +132,9 @@ struct MultiBlockArrays {
   std::uint32_t* counts;           ///< num_rows x blocks_per_row x kNumDigits (scratch)
   BlockTally* tallies;             ///< num_rows x blocks_per_row (scratch)
   RowState* row_states;            ///< num_rows (scratch; tickets zero before the first pass)
+  T* list_values[2];               ///< candidate lists 0 and 1: num_rows x list_capacity values
+  std::uint32_t* list_columns[2];  ///< their columns, the same shape
+  std::uint32_t list_capacity;     ///< entries of one list per row (candidate_capacity())
   std::uint32_t row_length;        ///< values per row
   std::uint32_t k;                 ///< values per row to pick, 1 .. row_length
   std::uint32_t values_per_block;  ///< span of one block, a multiple of kBlockThreads
@@ -156,32 +187,125 @@ struct GatherPlan {
   std::uint32_t equal_in_span;   ///< equal values in this span (~0u: not known)
 };
 
-/// Phase **gather** (all threads call it): walks `row[begin, end)` in chunks of kBlockThreads
-/// columns, in column order. Each thread flags its value as beyond or equal, and one exclusive
+/// Where a phase reads its entries: a span of the row (entry i is column `first_column + i`) or
+/// a block's segment of a candidate list (entry i's column is `columns[i]`). Either way the
+/// entries are in column order.
+template <typename T>
+struct ValueSource {
+  const T* values;               ///< entry i's value
+  const std::uint32_t* columns;  ///< entry i's column (a list segment; unused for a span)
+  std::uint32_t first_column;    ///< column of entry 0 (a span; unused for a list segment)
+  std::uint32_t size;            ///< entries
+};
+
+/// Column of entry \p i of \p source (\p kFromList: a list segment, else a span).
+template <bool kFromList, typename T>
+__device__ __forceinline__ std::uint32_t source_column(const ValueSource<T>& source,
+                                                       std::uint32_t i) {
+  if constexpr (kFromList)
+    return source.columns[i];
+  else
+    return source.first_column + i;
+}
+
+/// Phase **filter** with **count** (all threads call it): counts, like count_digits(), the digit
+/// at \p shift of every entry of \p source matching \p prefix, and copies every entry whose
+/// fixed digits are *at least* the prefix (`(bits & mask) >= desired`: the candidates, and the
+/// values earlier passes already found better than the k-th value) to `out_values` /
+/// `out_columns`, in the source's order, so in column order. Keeping the beyond values in the
+/// list, instead of writing them out at once, is what keeps the documented output order: the
+/// gather then meets every answer of the block in column order, as if it read the span. A warp
+/// owns 32 x kFilterItemsPerThread consecutive entries of a tile, lane l reads entries l, l + 32,
+/// ... (coalesced) and ranks its kept entries by ballots; the warps' counts of a tile are summed
+/// in shared memory after one barrier (two copies of them alternate between tiles, so the next
+/// tile's writes cannot overtake a slow reader). The caller zeroes \p counts and syncs after.
+template <typename T, bool kFromList>
+__device__ __forceinline__ void count_and_filter(
+    const ValueSource<T>& source, SelectPrefix<typename SelectKey<T>::Bits> prefix, int shift,
+    bool largest, std::uint32_t* counts, T* out_values, std::uint32_t* out_columns,
+    std::uint32_t (&warp_kept)[2][kBlockThreads / 32]) {
+  using Bits = typename SelectKey<T>::Bits;
+  constexpr unsigned kWarps = kBlockThreads / 32;
+  constexpr std::uint32_t kWarpItems = 32u * kFilterItemsPerThread;
+  constexpr std::uint32_t kTileItems = kBlockThreads * kFilterItemsPerThread;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
+  std::uint32_t written = 0;  // entries the block kept in earlier tiles (the same in all threads)
+  unsigned parity = 0;
+  for (std::uint32_t tile = 0; tile < source.size; tile += kTileItems) {
+    const std::uint32_t first = tile + warp * kWarpItems + lane;
+    T kept_values[kFilterItemsPerThread];
+    std::uint32_t ballots[kFilterItemsPerThread];
+    std::uint32_t warp_total = 0;
+#pragma unroll
+    for (int j = 0; j < kFilterItemsPerThread; ++j) {
+      const std::uint32_t i = first + 32u * static_cast<std::uint32_t>(j);
+      bool keep = false;
+      kept_values[j] = T{};
+      if (i < source.size) {
+        kept_values[j] = source.values[i];
+        const Bits bits = SelectKey<T>::bits(kept_values[j], largest);
+        const Bits fixed = static_cast<Bits>(bits & prefix.mask);
+        if (fixed == prefix.desired) atomicAdd(counts + digit_at(bits, shift), 1u);
+        keep = fixed >= prefix.desired;
+      }
+      ballots[j] = __ballot_sync(0xffffffffu, keep);
+      warp_total += static_cast<std::uint32_t>(__popc(ballots[j]));
+    }
+    if (lane == 0) warp_kept[parity][warp] = warp_total;
+    __syncthreads();
+    std::uint32_t at = written, tile_total = 0;
+#pragma unroll
+    for (unsigned w = 0; w < kWarps; ++w) {
+      const std::uint32_t kept = warp_kept[parity][w];
+      at += w < warp ? kept : 0u;
+      tile_total += kept;
+    }
+#pragma unroll
+    for (int j = 0; j < kFilterItemsPerThread; ++j) {
+      if ((ballots[j] >> lane) & 1u) {
+        const std::uint32_t p = at + static_cast<std::uint32_t>(__popc(ballots[j] & lanes_below));
+        out_values[p] = kept_values[j];
+        out_columns[p] =
+            source_column<kFromList>(source, first + 32u * static_cast<std::uint32_t>(j));
+      }
+      at += static_cast<std::uint32_t>(__popc(ballots[j]));
+    }
+    written += tile_total;
+    parity ^= 1u;
+  }
+}
+
+/// Phase **gather** (all threads call it): walks the entries of \p source (a span of the row, or
+/// with \p kFromList a block's segment of a candidate list) in chunks of kBlockThreads entries,
+/// in column order. Each thread flags its value as beyond or equal, and one exclusive
 /// scan of both flags packed into one word (beyond in the low 16 bits, equal in the high 16; a
 /// chunk has at most 256 of each) gives every flagged value its place: beyond values go to slot
 /// `beyond_first + (beyond seen so far in the span)`, equal ones to `beyond_wanted + (equal rank
 /// in the row)` while that rank is below `equal_wanted`. So the output of the row is the beyond
 /// values in column order, then the equal ones in column order, however the row is cut into
-/// spans. The walk stops once the span has nothing more to write (block-uniform test).
-template <typename T>
-__device__ __forceinline__ void gather_span(const T* row, std::size_t begin, std::size_t end,
-                                            bool largest,
+/// spans, and whether the block reads its span or its list segment (which holds all of the
+/// span's beyond and equal values, in column order). The walk stops once the span has nothing
+/// more to write (block-uniform test).
+template <typename T, bool kFromList>
+__device__ __forceinline__ void gather_span(const ValueSource<T>& source, bool largest,
                                             const GatherPlan<typename SelectKey<T>::Bits>& plan,
                                             T* values_out, std::int64_t* indices_out,
                                             BlockScanStorage<kBlockThreads>& scan) {
   using Bits = typename SelectKey<T>::Bits;
   const std::uint32_t k = plan.beyond_wanted + plan.equal_wanted;
   std::uint32_t beyond_done = 0, equal_done = 0;  // the same in every thread
-  for (std::size_t chunk = begin; chunk < end; chunk += kBlockThreads) {
+  for (std::uint32_t chunk = 0; chunk < source.size; chunk += kBlockThreads) {
     if (beyond_done == plan.beyond_in_span &&
         (equal_done == plan.equal_in_span || plan.equal_first + equal_done >= plan.equal_wanted))
       break;
-    const std::size_t column = chunk + threadIdx.x;
+    const std::uint32_t entry = chunk + threadIdx.x;
     T value{};
+    std::uint32_t column = 0;
     bool beyond = false, equal = false;
-    if (column < end) {
-      value = row[column];
+    if (entry < source.size) {
+      value = source.values[entry];
+      column = source_column<kFromList>(source, entry);
       const Bits bits = SelectKey<T>::bits(value, largest);
       beyond = bits > plan.kth_bits;
       equal = bits == plan.kth_bits;
@@ -329,8 +453,9 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
   plan.beyond_in_span = plan.beyond_wanted;  // the whole row is the span
   plan.equal_first = 0;
   plan.equal_in_span = ~0u;  // not counted: the walk stops once k answers are written
-  gather_span<T>(row, 0, arrays.row_length, arrays.largest, plan, values_out, indices_out,
-                 storage.select.scan);
+  const ValueSource<T> whole_row{row, nullptr, 0, arrays.row_length};
+  gather_span<T, false>(whole_row, arrays.largest, plan, values_out, indices_out,
+                        storage.select.scan);
   if (!arrays.sorted || arrays.k == 1) return;
   __syncthreads();  // the block's answers are written and visible to the whole block
   sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
@@ -366,13 +491,20 @@ __device__ __forceinline__ SelectPrefix<typename SelectKey<T>::Bits> fixed_prefi
 /// 1. **tally**: from pass 1 on, the block adds to its tally the values of its span that the
 ///    previous pass put beyond the k-th value (its own counts of that pass above the chosen
 ///    digit, read back from the scratch before they are overwritten);
-/// 2. **count**: the digits of its span's candidates, written to its 256 counts in the scratch;
-/// 3. **arrive**: a fence, then one atomic on the row's ticket; every block but the last of its
+/// 2. **reserve** (only when the row state says this pass filters): the block's entries for
+///    the next pass are exactly its tally (answers so far) plus its previous count of the
+///    chosen digit (the new prefix's candidates), so it reserves that many entries of the row's
+///    list with one atomicAdd and records its segment in its tally;
+/// 3. **count** (and **filter** when the pass filters): the digits of the candidates of its
+///    span, or of its list segment when the previous pass filtered, written to its 256 counts in
+///    the scratch; a filtering pass also copies its kept entries into its new segment;
+/// 4. **arrive**: a fence, then one atomic on the row's ticket; every block but the last of its
 ///    row to arrive is done;
-/// 4. **choose digit** (last block): thread t sums digit 255 - t over the row's blocks, one scan
-///    finds the bucket, the owner fixes the digit and narrows k in the row state, and thread 0
-///    resets the ticket to 0 for the next pass (or the next call);
-/// 5. **plan the gather** (last block, last pass only): each block's tally gets its last-pass
+/// 5. **choose digit** (last block): thread t sums digit 255 - t over the row's blocks, one scan
+///    finds the bucket, the owner fixes the digit, narrows k and decides whether the next pass
+///    filters (the answers so far plus the bucket's count fit one list: candidate_capacity()),
+///    and thread 0 resets the ticket, and the fill of the list the next pass writes, to 0;
+/// 6. **plan the gather** (last block, last pass only): each block's tally gets its last-pass
 ///    values above the chosen digit and its count of equal values, and exclusive scans over the
 ///    row's blocks, in block order, give every block its first beyond and equal slot.
 template <typename T>
@@ -391,25 +523,72 @@ __global__ void __launch_bounds__(kBlockThreads)
   std::uint32_t* block_counts = arrays.counts + slot * kNumDigits;
   const SelectPrefix<Bits> prefix = fixed_prefix<T>(state, pass);
   const int shift = digit_shift<T>(pass);
+  // Which lists this pass reads and writes (the last block of the previous pass decided).
+  const std::uint32_t listed = pass == 0 ? 0u : __ldcg(&state->listed);
+  const bool read_list = pass > 0 && ((listed >> (pass - 1)) & 1u) != 0;
+  const bool write_list = pass > 0 && ((listed >> pass) & 1u) != 0;
+  BlockTally* tally = arrays.tallies + slot;
 
   // 1. tally: the previous pass's counts of this block above the digit it chose.
   if (pass > 0) {
     const std::uint32_t chosen = digit_at(prefix.desired, digit_shift<T>(pass - 1));
     const std::uint32_t previous = block_counts[threadIdx.x];  // this block wrote it
+    if (threadIdx.x == chosen) storage.matching = previous;  // seen after the scan's barriers
     std::uint32_t beyond = 0;
     block_exclusive_sum<kBlockThreads>(threadIdx.x > chosen ? previous : 0u, storage.scan, beyond);
-    if (threadIdx.x == 0)
-      arrays.tallies[slot].beyond = (pass == 1 ? 0u : arrays.tallies[slot].beyond) + beyond;
+    if (threadIdx.x == 0) {
+      const std::uint32_t beyond_so_far = (pass == 1 ? 0u : tally->beyond) + beyond;
+      tally->beyond = beyond_so_far;
+      // 2. reserve: the segment of the previous list is read before this one replaces it.
+      if (read_list) {
+        storage.in_offset = tally->list_offset;
+        storage.in_count = tally->list_count;
+      }
+      if (write_list) {
+        const std::uint32_t kept = beyond_so_far + storage.matching;
+        // The row's entries sum to at most list_capacity (the last block checked), so every
+        // block's reservation fits, in whatever order the blocks come.
+        const std::uint32_t offset = atomicAdd(&state->fill[pass & 1], kept);
+        storage.out_offset = offset;
+        tally->list_offset = offset;
+        tally->list_count = kept;
+      }
+    }
   }
 
-  // 2. count
+  // 3. count (and filter): from the span, or from the block's segment of the previous list.
   storage.counts[threadIdx.x] = 0;
-  __syncthreads();
-  count_digits<T>(row, begin, end, prefix, shift, arrays.largest, storage.counts);
+  __syncthreads();  // also publishes the segments thread 0 read and reserved
+  const std::size_t row_list = row_index * arrays.list_capacity;
+  ValueSource<T> source{row + begin, nullptr, static_cast<std::uint32_t>(begin),
+                        static_cast<std::uint32_t>(end - begin)};
+  if (read_list) {
+    const int in = (pass - 1) & 1;
+    const std::size_t first = row_list + storage.in_offset;
+    source = ValueSource<T>{arrays.list_values[in] + first, arrays.list_columns[in] + first, 0,
+                            storage.in_count};
+  }
+  if (write_list) {
+    const int out = pass & 1;
+    const std::size_t first = row_list + storage.out_offset;
+    T* out_values = arrays.list_values[out] + first;
+    std::uint32_t* out_columns = arrays.list_columns[out] + first;
+    if (read_list)
+      count_and_filter<T, true>(source, prefix, shift, arrays.largest, storage.counts, out_values,
+                                out_columns, storage.warp_kept);
+    else
+      count_and_filter<T, false>(source, prefix, shift, arrays.largest, storage.counts,
+                                 out_values, out_columns, storage.warp_kept);
+  } else {
+    // Never from a list in practice (a pass that fits the list leaves its successor fitting
+    // too: the entries only shrink), but counting needs no columns, so both sources work.
+    count_digits<T>(source.values, 0, source.size, prefix, shift, arrays.largest, storage.counts);
+  }
   __syncthreads();
   block_counts[threadIdx.x] = storage.counts[threadIdx.x];
 
-  // 3. arrive: the counts (and the tally) are visible device-wide before the ticket is taken.
+  // 4. arrive: the counts, the tally and the list segment are visible device-wide before the
+  // ticket is taken.
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) storage.last = atomicAdd(&state->ticket, 1u) == arrays.blocks_per_row - 1;
@@ -417,7 +596,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (!storage.last) return;
   __threadfence();  // the other blocks' counts are read after their arrival
 
-  // 4. choose digit for the whole row
+  // 5. choose digit for the whole row
   const std::uint32_t digit = owned_digit();
   const std::uint32_t* row_counts = arrays.counts + row_index * arrays.blocks_per_row * kNumDigits;
   // Eight independent loads in flight per thread: the sum is bound by L2 latency, not bandwidth.
@@ -439,14 +618,23 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
     SelectPrefix<Bits> chosen = prefix;
     chosen.fix(digit, shift);
+    const std::uint32_t k_after = k_left - above;
     state->desired = chosen.desired;
-    state->k_left = k_left - above;
+    state->k_left = k_after;
     storage.chosen = digit;
+    // The next pass keeps the answers found so far (k - k_after: every value above the new
+    // prefix) and the new prefix's candidates (this bucket): it filters when they fit a list.
+    const unsigned long long kept = static_cast<unsigned long long>(arrays.k - k_after) + count;
+    if (pass + 1 < num_passes<T>() && kept <= arrays.list_capacity)
+      state->listed = listed | (1u << (pass + 1));
   }
-  if (threadIdx.x == 0) state->ticket = 0;  // every block of the row has arrived
+  if (threadIdx.x == 0) {  // every block of the row has arrived
+    state->ticket = 0;
+    state->fill[(pass + 1) & 1] = 0;  // the list the next pass writes (last written two passes ago)
+  }
   if (pass + 1 < num_passes<T>()) return;
 
-  // 5. plan the gather: one warp per block of the row (its 256 counts, 8 per lane).
+  // 6. plan the gather: one warp per block of the row (its 256 counts, 8 per lane).
   __syncthreads();  // storage.chosen is set
   const std::uint32_t last_digit = storage.chosen;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -491,7 +679,9 @@ __global__ void __launch_bounds__(kBlockThreads)
 
 /// The gather of the several-blocks-per-row schedule; grid = num_rows x blocks_per_row, after
 /// the last count pass. Every block gathers its own span (**gather**) at the offsets the last
-/// pass planned; a block with nothing to write returns at once.
+/// pass planned, reading its segment of the last pass's candidate list when that pass filtered
+/// (the segment holds all of the span's beyond and equal values, in column order), else the span
+/// itself; a block with nothing to write returns at once.
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_gather_kernel(MultiBlockArrays<T> arrays) {
   using Bits = typename SelectKey<T>::Bits;
@@ -512,9 +702,21 @@ __global__ void __launch_bounds__(kBlockThreads) topk_gather_kernel(MultiBlockAr
   plan.equal_first = tally.equal_before;
   plan.equal_in_span = tally.equal;
   if (tally.beyond == 0 && (tally.equal == 0 || tally.equal_before >= plan.equal_wanted)) return;
-  gather_span<T>(arrays.values_in + row_index * arrays.row_length, begin, end, arrays.largest, plan,
-                 arrays.values_out + row_index * arrays.k,
-                 arrays.indices_out + row_index * arrays.k, scan);
+  T* values_out = arrays.values_out + row_index * arrays.k;
+  std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
+  constexpr int kLastPass = num_passes<T>() - 1;
+  if ((state->listed >> kLastPass) & 1u) {
+    const int list = kLastPass & 1;
+    const std::size_t first = row_index * arrays.list_capacity + tally.list_offset;
+    const ValueSource<T> segment{arrays.list_values[list] + first,
+                                 arrays.list_columns[list] + first, 0, tally.list_count};
+    gather_span<T, true>(segment, arrays.largest, plan, values_out, indices_out, scan);
+  } else {
+    const ValueSource<T> span{arrays.values_in + row_index * arrays.row_length + begin, nullptr,
+                              static_cast<std::uint32_t>(begin),
+                              static_cast<std::uint32_t>(end - begin)};
+    gather_span<T, false>(span, arrays.largest, plan, values_out, indices_out, scan);
+  }
 }
 
 /// The sort of the several-blocks-per-row schedule: one block per row orders the row's k answers

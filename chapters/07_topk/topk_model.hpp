@@ -13,7 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "chapters/07_topk/select_digits.hpp"
@@ -155,78 +157,161 @@ void model_topk_row(const std::vector<T>& row, std::size_t k, const TopkOptions&
   model_sort_answers(options.largest, values, indices);
 }
 
+/// What candidate filtering did in one pass of the several-blocks-per-row model.
+struct FilterPass {
+  bool read_lists = false;   ///< the blocks read their segments of the previous pass's list
+  bool wrote_lists = false;  ///< the pass filtered: it wrote the next pass's list
+  std::uint64_t read = 0;    ///< entries the pass read over the row's blocks (the row, or lists)
+  /// Entries the pass kept (when it filtered): the answers found so far and the prefix's
+  /// candidates, as the last block of the previous pass predicted them.
+  std::uint64_t kept = 0;
+};
+
 /// What the several-blocks-per-row schedule computes for one row, recorded for tests: the
-/// per-block tallies (answers better than the k-th value, values equal to it) and the offsets
-/// scanned from them in block order.
+/// per-block tallies (answers better than the k-th value, values equal to it), the offsets
+/// scanned from them in block order, and what candidate filtering did in every pass.
 struct BlockedGather {
   std::vector<std::uint64_t> beyond;         ///< per block: values better than the k-th value
   std::vector<std::uint64_t> equal;          ///< per block: values equal to it
   std::vector<std::uint64_t> beyond_before;  ///< exclusive sum of beyond in block order
   std::vector<std::uint64_t> equal_before;   ///< exclusive sum of equal in block order
+  std::uint64_t capacity = 0;                ///< entries of one candidate list of the row
+  std::vector<FilterPass> passes;            ///< every digit pass, top digit first
+  bool gather_from_lists = false;            ///< the gather read the last pass's list
+  /// Entries the gather's inputs hold over the row's blocks (list segments or spans); the
+  /// gather reads at most these (it stops once a block has written its answers).
+  std::uint64_t gather_input = 0;
 };
 
 /// The model of the several-blocks-per-row schedule for one row cut into spans of
 /// \p values_per_block values (the last span may be shorter), step by step as the kernels do
-/// it: per pass, every block counts its span's candidates into its own histogram and adds to its
-/// tally the values the previous pass put above the chosen digit; the row's digit is chosen from
-/// the sum of the block histograms; after the last pass each block's beyond and equal counts are
-/// scanned in block order, and each block gathers its span at those offsets. The result must be
-/// model_topk_row()'s, element for element (also unsorted): the tests check that. For
-/// 1 <= k <= row length and values_per_block >= 1.
+/// it, candidate filtering included:
+/// - per pass, every block adds to its tally the values the previous pass put above the chosen
+///   digit, then counts the candidates of its input into its own histogram. Its input is its
+///   span of the row, or, when the previous pass filtered, its segment of that pass's list;
+/// - a pass *filters* when the last block of the previous pass found that the row's entries
+///   whose fixed digits are at least the new prefix (the answers so far, k - k_left, plus the
+///   chosen bucket's count) fit candidate_capacity(): every block then reserves exactly its own
+///   share (its tally plus its count of the chosen digit) in the row's list, in any order (here
+///   the last block first, to show the order does not matter), and copies those entries, in its
+///   input's order (so in column order), into its segment. The model checks that what a block
+///   copies is what it reserved and that the segments fit;
+/// - the row's digit is chosen from the sum of the block histograms; after the last pass each
+///   block's beyond and equal counts are scanned in block order, and each block gathers its
+///   segment of the last list (when the last pass filtered) or its span at those offsets.
+/// The result must be model_topk_row()'s, element for element (also unsorted): the tests check
+/// that. For 1 <= k <= row length and values_per_block >= 1.
 /// \param row the values of one row
 /// \param k values to pick
 /// \param options largest or smallest, sorted or not
 /// \param values_per_block span of one block
 /// \param values receives the k values
 /// \param indices receives their k columns
-/// \param record when not null, receives the per-block tallies and offsets
+/// \param record when not null, receives the per-block tallies, offsets and filter passes
+/// \param capacity entries of one candidate list; 0: candidate_capacity(row length), as the
+///        kernels use (the tests pass others to reach every case on short rows)
 template <typename T>
 void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkOptions& options,
                            std::size_t values_per_block, std::vector<T>& values,
-                           std::vector<std::int64_t>& indices, BlockedGather* record = nullptr) {
+                           std::vector<std::int64_t>& indices, BlockedGather* record = nullptr,
+                           std::size_t capacity = 0) {
   using Bits = typename SelectKey<T>::Bits;
   require(k >= 1 && k <= row.size() && values_per_block >= 1, [&] {
     return "model_topk_row_blocks: need 1 <= k <= row length and a span of at least 1, got k = " +
            std::to_string(k) + ", length " + std::to_string(row.size()) + ", span " +
            std::to_string(values_per_block);
   });
+  if (capacity == 0) capacity = candidate_capacity(row.size());
   const std::size_t blocks = (row.size() + values_per_block - 1) / values_per_block;
   const auto span_begin = [&](std::size_t b) { return b * values_per_block; };
   const auto span_end = [&](std::size_t b) {
     return std::min(row.size(), (b + 1) * values_per_block);
   };
+  /// One entry of a candidate list: a value and its column.
+  struct Entry {
+    T value;
+    std::size_t column;
+  };
+  // Each block's input of the current pass: its span, or its segment of the previous list.
+  const auto span_entries = [&](std::size_t b) {
+    std::vector<Entry> entries;
+    for (std::size_t i = span_begin(b); i < span_end(b); ++i) entries.push_back({row[i], i});
+    return entries;
+  };
+  std::vector<Entry> lists[2] = {std::vector<Entry>(capacity), std::vector<Entry>(capacity)};
+  std::vector<std::size_t> segment_offset(blocks, 0), segment_count(blocks, 0);
+  const auto segment_entries = [&](int list, std::size_t b) {
+    const auto first = lists[list].begin() + static_cast<std::ptrdiff_t>(segment_offset[b]);
+    return std::vector<Entry>(first, first + static_cast<std::ptrdiff_t>(segment_count[b]));
+  };
+
   std::vector<std::array<std::uint64_t, kNumDigits>> counts(blocks);
   BlockedGather gather;
+  gather.capacity = capacity;
   gather.beyond.assign(blocks, 0);
   gather.equal.assign(blocks, 0);
   SelectPrefix<Bits> prefix;
   std::uint64_t k_left = k;
   std::uint32_t chosen = 0;
+  bool filters_next = false;  // the row state's flag for the next pass (none before pass 1)
+  std::uint64_t kept_next = 0;
   for (int pass = 0; pass < num_passes<T>(); ++pass) {
     const int shift = digit_shift<T>(pass);
-    for (std::size_t b = 0; b < blocks; ++b) {
+    FilterPass step;
+    step.read_lists = pass > 0 && gather.passes.back().wrote_lists;
+    step.wrote_lists = filters_next;
+    step.kept = filters_next ? kept_next : 0;
+    const int in = (pass - 1) & 1, out = pass & 1;
+    std::size_t fill = 0;  // the row's reservation counter of the list this pass writes
+    for (std::size_t b = blocks; b-- > 0;) {  // the reservations in reverse block order
       // tally: the previous pass's counts of this block above the digit it chose
-      if (pass > 0)
+      std::uint64_t matching = 0;
+      if (pass > 0) {
         for (std::uint32_t d = chosen + 1; d < kNumDigits; ++d) gather.beyond[b] += counts[b][d];
-      counts[b].fill(0);  // count
-      for (std::size_t i = span_begin(b); i < span_end(b); ++i) {
-        const Bits bits = SelectKey<T>::bits(row[i], options.largest);
-        if (prefix.matches(bits)) ++counts[b][digit_at(bits, shift)];
+        matching = counts[b][chosen];
       }
+      const std::vector<Entry> input = step.read_lists ? segment_entries(in, b) : span_entries(b);
+      step.read += input.size();
+      counts[b].fill(0);  // count
+      std::vector<Entry> kept;
+      for (const Entry& entry : input) {
+        const Bits bits = SelectKey<T>::bits(entry.value, options.largest);
+        if (prefix.matches(bits)) ++counts[b][digit_at(bits, shift)];
+        if (static_cast<Bits>(bits & prefix.mask) >= prefix.desired) kept.push_back(entry);
+      }
+      if (!step.wrote_lists) continue;
+      // reserve what the tally predicts, then filter into the segment
+      const std::uint64_t reserved = gather.beyond[b] + matching;
+      require(kept.size() == reserved, [&] {
+        return "model_topk_row_blocks: block " + std::to_string(b) + " of pass " +
+               std::to_string(pass) + " keeps " + std::to_string(kept.size()) +
+               " entries but reserved " + std::to_string(reserved);
+      });
+      require(fill + kept.size() <= capacity,
+              "model_topk_row_blocks: a segment overflows the list");
+      segment_offset[b] = fill;
+      segment_count[b] = kept.size();
+      std::copy(kept.begin(), kept.end(), lists[out].begin() + static_cast<std::ptrdiff_t>(fill));
+      fill += kept.size();
     }
     // choose digit: the last block to arrive sums the row's histograms
-    std::uint64_t above = 0;
+    std::uint64_t above = 0, bucket = 0;
     for (int digit = kNumDigits - 1; digit >= 0; --digit) {
       std::uint64_t count = 0;
       for (std::size_t b = 0; b < blocks; ++b) count += counts[b][static_cast<std::size_t>(digit)];
       if (above < k_left && above + count >= k_left) {
         chosen = static_cast<std::uint32_t>(digit);
+        bucket = count;
         break;
       }
       above += count;
     }
     k_left -= above;
     prefix.fix(chosen, shift);
+    // ... and decides whether the next pass filters: the answers so far plus the bucket
+    kept_next = (k - k_left) + bucket;
+    filters_next = pass + 1 < num_passes<T>() && kept_next <= capacity;
+    gather.passes.push_back(step);
   }
   // plan the gather: the last pass's share of each block, then scans in block order
   gather.beyond_before.assign(blocks, 0);
@@ -242,13 +327,18 @@ void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkO
   }
   const Bits kth_bits = prefix.desired;
   const std::uint64_t equal_wanted = k_left, beyond_wanted = k - k_left;
-  // gather: every block at its own offsets, in any block order
+  gather.gather_from_lists = gather.passes.back().wrote_lists;
+  // gather: every block at its own offsets, in any block order, from its list segment or span
   values.assign(k, T{});
   indices.assign(k, -1);
+  const int last_list = (num_passes<T>() - 1) & 1;
   for (std::size_t b = blocks; b-- > 0;) {  // backwards on purpose: no block waits for another
+    const std::vector<Entry> input =
+        gather.gather_from_lists ? segment_entries(last_list, b) : span_entries(b);
+    gather.gather_input += input.size();
     std::uint64_t beyond_done = 0, equal_done = 0;
-    for (std::size_t column = span_begin(b); column < span_end(b); ++column) {
-      const Bits bits = SelectKey<T>::bits(row[column], options.largest);
+    for (const Entry& entry : input) {
+      const Bits bits = SelectKey<T>::bits(entry.value, options.largest);
       std::uint64_t at = k;
       if (bits > kth_bits) {
         at = gather.beyond_before[b] + beyond_done++;
@@ -257,14 +347,64 @@ void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkO
         if (rank < equal_wanted) at = beyond_wanted + rank;
       }
       if (at < k) {
-        values[at] = row[column];
-        indices[at] = static_cast<std::int64_t>(column);
+        values[at] = entry.value;
+        indices[at] = static_cast<std::int64_t>(entry.column);
       }
     }
   }
   if (record != nullptr) *record = gather;
   if (!options.sorted) return;
   model_sort_answers(options.largest, values, indices);
+}
+
+/// The value of type T whose select bits (SelectKey<T>::bits(value, \p largest)) are \p bits:
+/// the inverse of the transform, for bits that are not a NaN's and not -0.0's (the tests build
+/// rows digit by digit with it).
+/// \param bits select bits
+/// \param largest the direction the bits are for
+template <typename T>
+T value_from_select_bits(typename SelectKey<T>::Bits bits, bool largest) {
+  using Bits = typename SelectKey<T>::Bits;
+  using Traits = KeyTraits<T>;
+  const Bits ordered = largest ? bits : static_cast<Bits>(~bits);
+  Bits raw = ordered;
+  if constexpr (Traits::kIsFloating)
+    raw = (ordered & Traits::kHighBit) != 0 ? static_cast<Bits>(ordered & ~Traits::kHighBit)
+                                            : static_cast<Bits>(~ordered);
+  else if constexpr (std::is_signed_v<T>)
+    raw = static_cast<Bits>(ordered ^ Traits::kHighBit);
+  return Traits::from_raw_bits(raw);
+}
+
+/// A row of \p length values built to put candidate filtering at its edges: \p high values
+/// whose select bits start with digit 0xf0, \p middle values starting with 0xe0 and the rest
+/// with 0x10 (every value finite, none -0.0), the lower bits random, the columns shuffled. For
+/// k <= high, pass 0 chooses digit 0xf0 and pass 1 keeps `high` entries; for k = high + 1 (and
+/// middle >= 1) it chooses 0xe0 and pass 1 keeps `high + middle` entries (the high ones are
+/// answers already, and travel in the list). Pass 1 filters exactly when that count is at most
+/// candidate_capacity(length). Needs high + middle <= length.
+/// \param length values in the row
+/// \param high values in the best group
+/// \param middle values in the second group
+/// \param largest the direction the row is built for
+/// \param seed random lower bits and columns
+template <typename T>
+std::vector<T> filter_edge_row(std::size_t length, std::size_t high, std::size_t middle,
+                               bool largest, std::uint64_t seed) {
+  using Bits = typename SelectKey<T>::Bits;
+  require(high + middle <= length, "filter_edge_row: high + middle > length");
+  constexpr int kTop = SelectKey<T>::kNumBits - kDigitBits;
+  std::mt19937_64 random(seed);
+  std::vector<std::size_t> columns(length);
+  std::iota(columns.begin(), columns.end(), std::size_t{0});
+  std::shuffle(columns.begin(), columns.end(), random);
+  std::vector<T> row(length);
+  for (std::size_t i = 0; i < length; ++i) {
+    const Bits top = i < high ? Bits{0xf0} : i < high + middle ? Bits{0xe0} : Bits{0x10};
+    const Bits low = static_cast<Bits>(random() & ((Bits{1} << kTop) - 1));
+    row[columns[i]] = value_from_select_bits<T>(static_cast<Bits>((top << kTop) | low), largest);
+  }
+  return row;
 }
 
 /// Throws sortlab::Error unless \p input holds `num_rows * row_length` values and

@@ -1,8 +1,8 @@
 /// \file
-/// \brief Stage 07 top-k on the GPU (the single-block schedule passed this suite, as it was then,
-/// on an H100 on 2026-11-23, compute-sanitizer memcheck and racecheck clean; the
-/// several-blocks-per-row schedule and the tests added with it have NOT run on a GPU yet; no speed
-/// measured): against the CPU reference on fresh random inputs of every harness distribution, for
+/// \brief Stage 07 top-k on the GPU (both schedules passed this suite, as it was then, on an
+/// H100 on 2026-11-23, compute-sanitizer clean; candidate filtering and the two tests added with
+/// it, CandidateListJustFitsAndJustOverflows and AllEqualAndTwoValueRowsFallBack, have NOT run on
+/// a GPU yet): against the CPU reference on fresh random inputs of every harness distribution, for
 /// all seven value types; all-equal rows, many ties at the k-th value, NaNs and infinities; k = 1,
 /// k = row length, rows of length 1, rows far longer than a block's 256-value chunk, many short
 /// rows; largest and smallest; sorted (as sequences) and unsorted (as sets of (value, column));
@@ -14,6 +14,8 @@
 /// sanitizer's cap, spans many blocks; rows shorter than one span run it with one block). Both
 /// must give the CPU model's output element for element, unsorted output included (the
 /// documented order). Rows of millions of values (outside the cap) also run the automatic rule.
+/// The several-blocks schedule filters candidates into lists of a sixteenth of the row when they
+/// fit, so random rows exercise the lists and all-equal or few-distinct rows the fallback.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -116,22 +118,31 @@ std::string run_and_compare(const std::vector<T>& input, const Shape& shape, std
   return order.empty() ? order : "against the model's order: " + order;
 }
 
+/// One direction for one input: sorted (where k allows) and unsorted, each on both schedules.
+template <typename T>
+void check_direction(const std::vector<T>& input, const Shape& shape, std::size_t k, bool largest,
+                     const std::string& label) {
+  for (bool sorted : {true, false}) {
+    if (sorted && k > stage07::kMaxSortedK) continue;
+    for (const auto& [schedule, options] : both_schedules(TopkOptions{largest, sorted})) {
+      SCOPED_TRACE(label + " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
+                   (largest ? " largest" : " smallest") + (sorted ? " sorted " : " unsorted ") +
+                   schedule);
+      const std::string difference = run_and_compare(input, shape, k, options);
+      ASSERT_TRUE(difference.empty()) << difference;
+    }
+  }
+}
+
 /// Every option for one input: largest and smallest, sorted (where k allows) and unsorted, each
 /// on both schedules.
 template <typename T>
 void check_all_options(const std::vector<T>& input, const Shape& shape, std::size_t k,
                        const std::string& label) {
-  for (bool largest : {true, false})
-    for (bool sorted : {true, false}) {
-      if (sorted && k > stage07::kMaxSortedK) continue;
-      for (const auto& [schedule, options] : both_schedules(TopkOptions{largest, sorted})) {
-        SCOPED_TRACE(label + " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
-                     (largest ? " largest" : " smallest") + (sorted ? " sorted " : " unsorted ") +
-                     schedule);
-        const std::string difference = run_and_compare(input, shape, k, options);
-        ASSERT_TRUE(difference.empty()) << difference;
-      }
-    }
+  for (bool largest : {true, false}) {
+    check_direction(input, shape, k, largest, label);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 template <typename T>
@@ -198,6 +209,64 @@ TYPED_TEST(Stage07Gpu, RowsSpanningManyBlocks) {
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
+  }
+}
+
+// Candidate filtering at the list's edges (several blocks per row: lists of ceil(1553 / 16) =
+// 98 entries per row). filter_edge_row() builds rows whose pass 1 keeps 98 entries (the list
+// just fits: pass 1 filters from the row, pass 2 and the rest from the lists) or 99 (it just
+// overflows: pass 1 counts from the row without filtering and pass 2 filters), with only
+// candidates in the list or with 60 answers already known travelling in it (k = high + 1). The
+// CPU test Stage07Typed/*.ListJustFitsAndJustOverflows shows the model takes exactly these
+// paths on these rows. Then three such rows in one call, one of them overflowing: the decision is
+// per row. Under the sanitizer's cap.
+TYPED_TEST(Stage07Gpu, CandidateListJustFitsAndJustOverflows) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  const std::size_t length = 3 * stage07::kTestValuesPerBlock + 17;
+  struct Case {
+    std::size_t high, middle, k;
+  };
+  for (const Case& c : {Case{98, 0, 5}, Case{99, 0, 5}, Case{98, 0, 98}, Case{60, 38, 61},
+                        Case{60, 39, 61}})
+    for (bool largest : {true, false}) {
+      const auto input = stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed);
+      check_direction(input, Shape{1, length}, c.k, largest,
+                      "edge row high=" + std::to_string(c.high) +
+                          " middle=" + std::to_string(c.middle));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  for (bool largest : {true, false}) {
+    std::vector<T> input;
+    for (const Case& c : {Case{98, 0, 5}, Case{99, 0, 5}, Case{60, 39, 5}}) {
+      const auto row =
+          stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed + c.high);
+      input.insert(input.end(), row.begin(), row.end());
+    }
+    check_direction(input, Shape{3, length}, 5, largest, "three edge rows");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// The fallback on the GPU: rows of 6000 values (under the sanitizer's cap) all equal, or of two
+// distinct values, keep far more than a sixteenth of the row in every pass, so no pass filters
+// and every pass and the gather read the row (Stage07Typed/*.AllEqualAndTwoValueRowsFallBack
+// shows it on the model); k = 1, 100, 3000 and 6000, both schedules.
+TYPED_TEST(Stage07Gpu, AllEqualAndTwoValueRowsFallBack) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  const std::size_t length = 6000;
+  if (length > max_test_n()) GTEST_SKIP() << "6000 values exceed SORTLAB_TEST_MAX_N";
+  std::mt19937_64 random(seed);
+  const auto two = sortlab::generate_keys<T>(sortlab::Distribution::kSorted, 2, seed);
+  std::vector<T> two_values(length);
+  for (auto& value : two_values) value = two[random() % 2];
+  const std::vector<T> all_equal(length, two[1]);
+  for (std::size_t k : {std::size_t{1}, std::size_t{100}, length / 2, length}) {
+    check_all_options(all_equal, Shape{1, length}, k, "all equal");
+    if (::testing::Test::HasFatalFailure()) return;
+    check_all_options(two_values, Shape{1, length}, k, "two values");
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 

@@ -3,9 +3,11 @@
 /// to +0.0, the smallest direction), radix select pass by pass on a worked example and its
 /// invariants on random rows, the model's top-k against the partial-sort reference for every
 /// value type and harness distribution (ties, NaN and infinities, k = 1, k = row length, rows
-/// of length 1, largest and smallest, sorted and unsorted), and topk()'s size query and
-/// host-side argument checks. (The GPU suite, test_stage07_gpu.cpp, passed on an H100 on
-/// 2026-11-23 for the single-block schedule.)
+/// of length 1, largest and smallest, sorted and unsorted), the several-blocks-per-row model with
+/// candidate filtering (its output equals the one-block model's; which passes filter, the list
+/// just fitting or just overflowing, the fallback on all-equal and two-value rows), and topk()'s
+/// size query, scratch plan and host-side argument checks. (The GPU suite, test_stage07_gpu.cpp,
+/// passed on an H100 on 2026-11-23 before candidate filtering.)
 #include <gtest/gtest.h>
 
 #include <cuda_bf16.h>
@@ -211,6 +213,34 @@ void check_select_invariants(std::uint64_t seed) {
   }
 }
 
+/// The invariants of candidate filtering in a record of the blocked model: pass 0 neither reads
+/// nor writes a list; pass p reads lists exactly when pass p - 1 wrote them, and then reads what
+/// that pass kept; a pass writes only what fits, and once a pass writes, every later pass does
+/// (the kept entries only shrink); the gather reads the last pass's list exactly when that pass
+/// wrote one.
+template <typename T>
+void check_filter_passes(const stage07::BlockedGather& record, std::size_t length) {
+  ASSERT_EQ(record.passes.size(), static_cast<std::size_t>(stage07::num_passes<T>()));
+  ASSERT_FALSE(record.passes[0].read_lists);
+  ASSERT_FALSE(record.passes[0].wrote_lists);
+  ASSERT_EQ(record.passes[0].read, length);
+  for (std::size_t p = 1; p < record.passes.size(); ++p) {
+    const auto& pass = record.passes[p];
+    const auto& previous = record.passes[p - 1];
+    ASSERT_EQ(pass.read_lists, previous.wrote_lists) << "pass " << p;
+    ASSERT_EQ(pass.read, pass.read_lists ? previous.kept : length) << "pass " << p;
+    if (pass.wrote_lists) {
+      ASSERT_LE(pass.kept, record.capacity) << "pass " << p;
+      ASSERT_LE(pass.kept, pass.read) << "pass " << p;
+    }
+    if (previous.wrote_lists) {
+      ASSERT_TRUE(pass.wrote_lists) << "pass " << p;
+    }
+  }
+  ASSERT_EQ(record.gather_from_lists, record.passes.back().wrote_lists);
+  ASSERT_EQ(record.gather_input, record.gather_from_lists ? record.passes.back().kept : length);
+}
+
 template <typename T>
 class Stage07Typed : public ::testing::Test {};
 using TopkTypes = ::testing::Types<float, std::uint32_t, std::int32_t, double, std::int64_t, __half,
@@ -258,7 +288,10 @@ TYPED_TEST(Stage07Typed, ModelEqualsTheReference) {
 // their sum, per-block tallies scanned in block order, every block gathering its own span) gives
 // the one-block model's output element for element, also unsorted: the GPU's two schedules may
 // therefore be compared as sequences. Spans of 1 value, of a chunk, of the tests' span, and
-// longer than the row.
+// longer than the row; candidate lists of the kernels' capacity (a sixteenth of the row: random
+// rows filter, all-equal and few-distinct ones fall back) and of the whole row (every pass from
+// pass 1 on filters, so every list path runs), with the filter's invariants
+// (check_filter_passes()).
 TYPED_TEST(Stage07Typed, BlockedModelEqualsTheOneBlockModel) {
   using T = TypeParam;
   const std::uint64_t seed = sortlab::testing::test_seed();
@@ -271,41 +304,186 @@ TYPED_TEST(Stage07Typed, BlockedModelEqualsTheOneBlockModel) {
         for (std::size_t k :
              {std::size_t{1}, std::size_t{2}, span, span + 1, length / 2, length - 1, length}) {
           if (k == 0 || k > length) continue;
-          for (bool largest : {true, false})
-            for (bool sorted : {true, false}) {
-              SCOPED_TRACE(
-                  sortlab::testing::case_label(length, sortlab::to_string(distribution), seed) +
-                  " span=" + std::to_string(span) + " k=" + std::to_string(k) +
-                  (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
-              std::vector<T> one_values, blocked_values;
-              std::vector<std::int64_t> one_indices, blocked_indices;
-              stage07::BlockedGather record;
-              stage07::model_topk_row(row, k, TopkOptions{largest, sorted}, one_values,
-                                      one_indices);
-              stage07::model_topk_row_blocks(row, k, TopkOptions{largest, sorted}, span,
-                                             blocked_values, blocked_indices, &record);
-              ASSERT_EQ(blocked_indices, one_indices);
-              const std::string difference = stage07::compare_topk(
-                  one_values, one_indices, blocked_values, blocked_indices, 1, k, true);
-              ASSERT_TRUE(difference.empty()) << difference;
-              // The tallies cover the row: every beyond value is an answer, and the equal
-              // values are at least the ones taken.
-              const auto trace = stage07::model_radix_select(row, k, largest);
-              std::uint64_t beyond = 0, equal = 0;
-              for (std::size_t b = 0; b < record.beyond.size(); ++b) {
-                ASSERT_EQ(record.beyond_before[b], beyond);
-                ASSERT_EQ(record.equal_before[b], equal);
-                beyond += record.beyond[b];
-                equal += record.equal[b];
+          for (std::size_t capacity : {std::size_t{0}, length})
+            for (bool largest : {true, false})
+              for (bool sorted : {true, false}) {
+                SCOPED_TRACE(
+                    sortlab::testing::case_label(length, sortlab::to_string(distribution), seed) +
+                    " span=" + std::to_string(span) + " k=" + std::to_string(k) +
+                    (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted") +
+                    " capacity=" + std::to_string(capacity));
+                std::vector<T> one_values, blocked_values;
+                std::vector<std::int64_t> one_indices, blocked_indices;
+                stage07::BlockedGather record;
+                stage07::model_topk_row(row, k, TopkOptions{largest, sorted}, one_values,
+                                        one_indices);
+                stage07::model_topk_row_blocks(row, k, TopkOptions{largest, sorted}, span,
+                                               blocked_values, blocked_indices, &record, capacity);
+                ASSERT_EQ(blocked_indices, one_indices);
+                check_filter_passes<T>(record, length);
+                if (::testing::Test::HasFatalFailure()) return;
+                const std::string difference = stage07::compare_topk(
+                    one_values, one_indices, blocked_values, blocked_indices, 1, k, true);
+                ASSERT_TRUE(difference.empty()) << difference;
+                // The tallies cover the row: every beyond value is an answer, and the equal
+                // values are at least the ones taken.
+                const auto trace = stage07::model_radix_select(row, k, largest);
+                std::uint64_t beyond = 0, equal = 0;
+                for (std::size_t b = 0; b < record.beyond.size(); ++b) {
+                  ASSERT_EQ(record.beyond_before[b], beyond);
+                  ASSERT_EQ(record.equal_before[b], equal);
+                  beyond += record.beyond[b];
+                  equal += record.equal[b];
+                }
+                ASSERT_EQ(record.beyond.size(), (length + span - 1) / span);
+                ASSERT_EQ(beyond, trace.beyond);
+                ASSERT_GE(equal, trace.equal_taken);
               }
-              ASSERT_EQ(record.beyond.size(), (length + span - 1) / span);
-              ASSERT_EQ(beyond, trace.beyond);
-              ASSERT_GE(equal, trace.equal_taken);
-            }
         }
       }
     }
   }
+}
+
+/// Runs the blocked model on \p row with the kernels' list capacity and the tests' span, checks
+/// it against the one-block model and the filter invariants, and returns its record.
+template <typename T>
+stage07::BlockedGather blocked_record(const std::vector<T>& row, std::size_t k,
+                                      const TopkOptions& options) {
+  std::vector<T> one_values, blocked_values;
+  std::vector<std::int64_t> one_indices, blocked_indices;
+  stage07::BlockedGather record;
+  stage07::model_topk_row(row, k, options, one_values, one_indices);
+  stage07::model_topk_row_blocks(row, k, options, stage07::kTestValuesPerBlock, blocked_values,
+                                 blocked_indices, &record);
+  EXPECT_EQ(blocked_indices, one_indices);
+  EXPECT_TRUE(stage07::compare_topk(one_values, one_indices, blocked_values, blocked_indices, 1, k,
+                                    true)
+                  .empty());
+  std::vector<T> want_values;
+  std::vector<std::int64_t> want_indices;
+  stage07::reference_topk(row, 1, row.size(), k, options.largest, want_values, want_indices);
+  EXPECT_TRUE(stage07::compare_topk(want_values, want_indices, blocked_values, blocked_indices, 1,
+                                    k, options.sorted)
+                  .empty());
+  check_filter_passes<T>(record, row.size());
+  return record;
+}
+
+// The rows the GPU tests use for the list's edges (filter_edge_row()): the model shows which
+// pass filters, so the GPU run of the same rows covers each case. A row of 3 x 512 + 17 = 1553
+// values has lists of ceil(1553 / 16) = 98 entries: pass 1 keeps 98 (fits) or 99 (falls back to
+// the row, and pass 2 filters instead), with only candidates (k <= high) or with 60 answers
+// already known travelling in the list (k = high + 1).
+TYPED_TEST(Stage07Typed, ListJustFitsAndJustOverflows) {
+  using T = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t length = 3 * stage07::kTestValuesPerBlock + 17;
+  ASSERT_EQ(stage07::candidate_capacity(length), 98u);
+  struct Case {
+    std::size_t high, middle, k;
+    bool fits;
+  };
+  for (const Case& c : {Case{98, 0, 5, true}, Case{99, 0, 5, false}, Case{98, 0, 98, true},
+                        Case{60, 38, 61, true}, Case{60, 39, 61, false}})
+    for (bool largest : {true, false})
+      for (bool sorted : {true, false}) {
+        SCOPED_TRACE("high=" + std::to_string(c.high) + " middle=" + std::to_string(c.middle) +
+                     " k=" + std::to_string(c.k) + (largest ? " largest" : " smallest") +
+                     (sorted ? " sorted" : " unsorted"));
+        const auto row = stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed);
+        const auto record = blocked_record(row, c.k, TopkOptions{largest, sorted});
+        if (::testing::Test::HasFatalFailure()) return;
+        ASSERT_EQ(record.passes[1].wrote_lists, c.fits);
+        if (c.fits) {
+          ASSERT_EQ(record.passes[1].kept, c.high + c.middle);
+        }
+        // Random low bits: the next digit leaves a handful, so filtering starts by pass 2.
+        ASSERT_TRUE(record.passes.size() < 3 || record.passes[2].wrote_lists);
+        // 16-bit values have two passes: when pass 1 cannot filter, the gather reads the row.
+        ASSERT_EQ(record.gather_from_lists, c.fits || record.passes.size() > 2);
+      }
+}
+
+// The fallback: all-equal rows and rows of two distinct values keep (far) more than a
+// sixteenth of the row in every pass, so no pass filters, every pass and the gather read the
+// row, and the output is still the one-block model's.
+TYPED_TEST(Stage07Typed, AllEqualAndTwoValueRowsFallBack) {
+  using T = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t length = 6000;
+  std::mt19937_64 random(seed);
+  const auto two = sortlab::generate_keys<T>(sortlab::Distribution::kSorted, 2, seed);
+  std::vector<T> drawn(length);
+  for (auto& value : drawn) value = two[random() % 2];
+  const std::vector<T> two_values = drawn;
+  const std::vector<T> all_equal(length, two[0]);
+  for (const std::vector<T>* row : {&all_equal, &two_values})
+    for (std::size_t k : {std::size_t{1}, std::size_t{100}, length / 2, length})
+      for (bool largest : {true, false}) {
+        SCOPED_TRACE(std::string(row == &all_equal ? "all equal" : "two values") +
+                     " k=" + std::to_string(k) + (largest ? " largest" : " smallest"));
+        const auto record = blocked_record(*row, k, TopkOptions{largest, false});
+        if (::testing::Test::HasFatalFailure()) return;
+        for (const auto& pass : record.passes) ASSERT_FALSE(pass.wrote_lists);
+        ASSERT_FALSE(record.gather_from_lists);
+      }
+}
+
+// What filtering saves on uniform rows (model arithmetic, not a measurement): f32 in [0, 1),
+// one row of 2^16 in spans of 4096, k = 64. The top digit of [0.5, 1) holds half the row, so
+// pass 1 still reads the row and cannot filter (32768 > 4096 entries); pass 1's bucket holds
+// about 2^15 / 2^7 values, so pass 2 filters and pass 3 and the gather read a few hundred list
+// entries instead of 65536 values.
+TEST(Stage07Filter, UniformRowsReadTheRowThreeTimes) {
+  std::mt19937_64 random(sortlab::testing::test_seed());
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> row(std::size_t{1} << 16);
+  for (float& value : row) value = uniform(random);
+  std::vector<float> values;
+  std::vector<std::int64_t> indices;
+  stage07::BlockedGather record;
+  stage07::model_topk_row_blocks(row, 64, TopkOptions{}, 4096, values, indices, &record);
+  ASSERT_EQ(record.capacity, 4096u);
+  EXPECT_FALSE(record.passes[1].wrote_lists);
+  EXPECT_TRUE(record.passes[2].wrote_lists);
+  EXPECT_FALSE(record.passes[2].read_lists);
+  EXPECT_TRUE(record.passes[3].read_lists);
+  EXPECT_LT(record.passes[3].read, 1024u);
+  EXPECT_TRUE(record.gather_from_lists);
+  EXPECT_LT(record.gather_input, 1024u);
+  std::vector<float> want_values;
+  std::vector<std::int64_t> want_indices;
+  stage07::reference_topk(row, 1, row.size(), 64, true, want_values, want_indices);
+  EXPECT_TRUE(
+      stage07::compare_topk(want_values, want_indices, values, indices, 1, 64, true).empty());
+}
+
+TEST(Stage07Filter, CapacityIsASixteenthOfTheRowRoundedUp) {
+  static_assert(stage07::candidate_capacity(1) == 1, "usable at compile time");
+  EXPECT_EQ(stage07::candidate_capacity(0), 0u);
+  EXPECT_EQ(stage07::candidate_capacity(16), 1u);
+  EXPECT_EQ(stage07::candidate_capacity(17), 2u);
+  EXPECT_EQ(stage07::candidate_capacity(1553), 98u);
+  EXPECT_EQ(stage07::candidate_capacity(std::size_t{1} << 28), std::size_t{1} << 24);
+  EXPECT_EQ(stage07::candidate_capacity(stage07::kMaxRowLength), std::size_t{1} << 27);
+}
+
+// The inverse transform the edge rows are built with.
+TYPED_TEST(Stage07Typed, ValueFromSelectBitsInvertsTheTransform) {
+  using T = TypeParam;
+  using Bits = typename SelectKey<T>::Bits;
+  constexpr int kTop = SelectKey<T>::kNumBits - stage07::kDigitBits;
+  std::mt19937_64 random(sortlab::testing::test_seed());
+  for (Bits top : {Bits{0x10}, Bits{0xe0}, Bits{0xf0}})
+    for (int draw = 0; draw < 100; ++draw)
+      for (bool largest : {true, false}) {
+        const Bits bits =
+            static_cast<Bits>((top << kTop) | (random() & ((Bits{1} << kTop) - 1)));
+        const T value = stage07::value_from_select_bits<T>(bits, largest);
+        ASSERT_FALSE(SelectKey<T>::is_nan(value));
+        ASSERT_EQ(SelectKey<T>::bits(value, largest), bits);
+      }
 }
 
 // ---- The schedule rule and the scratch it needs (pure host arithmetic) ------------------------
@@ -415,23 +593,32 @@ TEST(Stage07Schedule, MonotoneInTheTarget) {
   }
 }
 
-// The scratch of a split, worked out by hand: 256 u32 counts (1 KiB) and a 16-byte tally per
-// block, a 16-byte state per row, each array rounded up to 256 bytes, plus 255 bytes of slack
-// for aligning the caller's pointer. The size query answers the same.
+// The scratch of a split, worked out by hand: 256 u32 counts (1 KiB) and a 32-byte tally per
+// block, a 32-byte state per row, two candidate lists of ceil(length / 16) values and u32
+// columns per row, each array rounded up to 256 bytes, plus 255 bytes of slack for aligning the
+// caller's pointer. The size query answers the same.
 TEST(Stage07Schedule, ScratchPlanOfASplit) {
   TopkOptions multi;
   multi.schedule = stage07::TopkSchedule::kBlocksPerRow;
   multi.values_per_block = stage07::kTestValuesPerBlock;
-  // 2 rows x 4 blocks: 8192 + 256 (128 bytes of tallies) + 256 (32 bytes of states) + 255.
-  EXPECT_EQ(stage07::plan_scratch(2, 1553, 5, multi).bytes(), 8959u);
+  // 2 rows x 4 blocks: 8192 + 256 (256 bytes of tallies) + 256 (64 bytes of states) + two lists
+  // of 2 x 98 entries, each 784 bytes of f32 values and 784 of columns (1024 each) + 255.
+  const std::size_t lists = 4 * 1024;
+  EXPECT_EQ(stage07::plan_scratch(2, 1553, 5, sizeof(float), multi).bytes(),
+            8192u + 256u + 256u + lists + 255u);
+  EXPECT_EQ(stage07::plan_scratch(2, 1553, 5, sizeof(float), multi).list_capacity, 98u);
   std::size_t bytes = 0;
   stage07::topk<float>(nullptr, bytes, nullptr, 2, 1553, 5, nullptr, nullptr, multi);
-  EXPECT_EQ(bytes, 8959u);
-  // One row of 2^28 with the rule, planned for 4096 blocks of 65536 values:
-  // 4 MiB of counts + 64 KiB of tallies + 256 + 255.
+  EXPECT_EQ(bytes, 8192u + 256u + 256u + lists + 255u);
+  // f64 values: 1568 bytes of values per list (1792 rounded), columns as before.
+  bytes = 0;
+  stage07::topk<double>(nullptr, bytes, nullptr, 2, 1553, 5, nullptr, nullptr, multi);
+  EXPECT_EQ(bytes, 8192u + 256u + 256u + 2 * (1792u + 1024u) + 255u);
+  // One row of 2^28 with the rule, planned for 4096 blocks of 65536 values: 4 MiB of counts
+  // + 128 KiB of tallies + 256 + two lists of 2^24 f32 values and 2^24 columns (256 MiB) + 255.
   bytes = 0;
   stage07::topk<float>(nullptr, bytes, nullptr, 1, std::size_t{1} << 28, 1024, nullptr, nullptr);
-  EXPECT_EQ(bytes, 4194304u + 65536u + 256u + 255u);
+  EXPECT_EQ(bytes, 4194304u + 131072u + 256u + (std::size_t{1} << 28) + 255u);
   // 2048 rows fill any planned grid: one block per row, the one byte of a kernel without scratch.
   bytes = 0;
   stage07::topk<float>(nullptr, bytes, nullptr, 2048, 1000000, 8, nullptr, nullptr);
