@@ -186,6 +186,27 @@ std::size_t multi_block_target(std::size_t multiprocessors);
 RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const TopkOptions& options,
                          std::size_t target_blocks);
 
+/// Per row: what the passes fixed so far, the arrival ticket of the current pass, which passes
+/// filter into the candidate lists, and how much of the list being written is taken. Written
+/// only by the row's last block of a pass (and the fill counter by the blocks' reservations), read
+/// by every block of the next launch. One memset at the start of a call zeroes it. Public so
+/// that the GPU tests can read, after a call, which passes filtered (`listed`) and compare it
+/// with the CPU model; callers have no use for it.
+struct RowState {
+  unsigned long long desired;  ///< select bits of the prefix fixed so far (zero-extended)
+  std::uint32_t k_left;        ///< rank of the k-th value among the prefix's candidates
+  std::uint32_t ticket;        ///< blocks of the row that finished this pass (reset to 0 after)
+  /// Bit p: pass p writes the row's candidate list p % 2 (so pass p + 1, or the gather after the
+  /// last pass, reads it instead of the row). Set by the last block of pass p - 1, which knows
+  /// exactly how many entries pass p keeps; bit 0 is never set (nothing is fixed before pass 0).
+  std::uint32_t listed;
+  /// Entries of list 0 / list 1 reserved so far by the blocks of the pass that writes it (an
+  /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes.
+  std::uint32_t fill[2];
+  std::uint32_t unused;  ///< padding to 32 bytes
+};
+static_assert(sizeof(RowState) == 32, "32 bytes per row, as plan_scratch() documents");
+
 /// The scratch of one call. One block per row keeps everything on chip and needs none, but a call
 /// with a null scratch pointer is a size query, so every call asks for at least one byte: the
 /// caller's second call then always runs. The several-blocks-per-row schedule keeps its digit

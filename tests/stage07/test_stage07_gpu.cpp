@@ -30,6 +30,7 @@
 #include "chapters/07_topk/topk_model.hpp"
 #include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
+#include "common/device_properties.hpp"
 #include "common/distributions.hpp"
 #include "common/errors.hpp"
 #include "tests/support/test_inputs.hpp"
@@ -83,9 +84,48 @@ std::vector<std::pair<std::string, TopkOptions>> both_schedules(TopkOptions opti
   return {{"one block per row", one}, {"several blocks per row", several}};
 }
 
+/// After a call that ran the several-blocks-per-row schedule with scratch \p temp: which passes
+/// filtered in every row (RowState::listed, read back from the scratch) against the CPU model's
+/// (model_topk_row_blocks(); the decision depends only on the row, k and the list capacity, not
+/// on the span). So a GPU run shows not only the right output but that the lists were used
+/// exactly where the model uses them. Returns the first difference ("" when equal, or when one
+/// block per row ran).
+template <typename T>
+std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape, std::size_t k,
+                                 const TopkOptions& options, void* temp) {
+  const stage07::RowSplit split =
+      stage07::select_schedule(shape.rows, shape.row_length, options,
+                               stage07::multi_block_target(sortlab::multiprocessor_count()));
+  if (!split.several_blocks) return {};
+  const stage07::ScratchPlan plan =
+      stage07::plan_scratch(shape.rows, shape.row_length, k, sizeof(T), options);
+  std::vector<stage07::RowState> states(shape.rows);
+  SORTLAB_CUDA_CHECK(cudaMemcpy(states.data(),
+                                plan.layout.get<stage07::RowState>(temp, plan.row_states),
+                                shape.rows * sizeof(stage07::RowState), cudaMemcpyDeviceToHost));
+  std::vector<T> row, values;
+  std::vector<std::int64_t> indices;
+  for (std::size_t r = 0; r < shape.rows; ++r) {
+    const auto first = input.begin() + static_cast<std::ptrdiff_t>(r * shape.row_length);
+    row.assign(first, first + static_cast<std::ptrdiff_t>(shape.row_length));
+    stage07::BlockedGather record;
+    stage07::model_topk_row_blocks(row, k, options, split.values_per_block, values, indices,
+                                   &record);
+    std::uint32_t expected = 0;
+    for (std::size_t p = 0; p < record.passes.size(); ++p)
+      if (record.passes[p].wrote_lists) expected |= 1u << p;
+    if (states[r].listed != expected)
+      return "row " + std::to_string(r) + ": the passes that filtered (bits of RowState::listed) " +
+             "are " + std::to_string(states[r].listed) + ", the model's " +
+             std::to_string(expected);
+  }
+  return {};
+}
+
 /// Runs topk on \p input (rows x row_length) with outputs and scratch poisoned first, and checks
 /// it against the reference (as sequences when sorted, as sets of (value, column) otherwise) and
-/// against the CPU model's exact sequence (which fixes the unsorted order too). Returns the
+/// against the CPU model's exact sequence (which fixes the unsorted order too), and, for several
+/// blocks per row, which passes filtered against the model (compare_filter_flags()). Returns the
 /// difference ("" when equal).
 template <typename T>
 std::string run_and_compare(const std::vector<T>& input, const Shape& shape, std::size_t k,
@@ -115,7 +155,8 @@ std::string run_and_compare(const std::vector<T>& input, const Shape& shape, std
   stage07::model_topk(input, shape.rows, shape.row_length, k, options, want_values, want_indices);
   const std::string order = stage07::compare_topk(want_values, want_indices, got_values,
                                                   got_indices, shape.rows, k, /*sorted=*/true);
-  return order.empty() ? order : "against the model's order: " + order;
+  if (!order.empty()) return "against the model's order: " + order;
+  return compare_filter_flags(input, shape, k, options, temp.data());
 }
 
 /// One direction for one input: sorted (where k allows) and unsorted, each on both schedules.
