@@ -25,6 +25,8 @@
 /// - **one block per row** (PyTorch's sbtopk): the block reads its row once per 8-bit digit
 ///   (four times for 32-bit values) to narrow down the k-th value, and once more to gather the
 ///   answers; everything lives in shared memory. Right when there are enough rows to fill the GPU.
+///   With candidate filtering (below) into a shared list of kOneBlockListEntries entries: once the
+///   entries a pass keeps fit, later passes and the gather read the list, not the row.
 /// - **several blocks per row** (PyTorch's mbtopk): each row is cut into spans of
 ///   `values_per_block` values, one block each; one launch per digit pass, in which every block
 ///   counts its span's digits into the scratch and the last block of the row to finish picks the
@@ -43,8 +45,8 @@
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
 /// Status: both schedules passed the stage07 GPU suite and compute-sanitizer on an H100 on
-/// 2026-11-23 *before* candidate filtering; candidate filtering (several blocks per row) is
-/// compiled for sm_90 and CPU-modelled, NOT yet run on a GPU.
+/// 2026-11-23 *before* candidate filtering; candidate filtering (both schedules) is compiled for
+/// sm_90 and CPU-modelled, NOT yet run on a GPU.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -130,9 +132,21 @@ inline constexpr std::size_t kTestValuesPerBlock = 2 * std::size_t{kBlockThreads
 /// quarter of it for f32 before alignment) while letting any pass whose prefix leaves at most
 /// 1/16 of the row filter; a guess until measured.
 inline constexpr std::size_t kCandidateDivisor = 16;
-/// Entries per thread of one tile of the filter: a warp compacts 32 x 8 entries with eight
-/// ballots, and the block needs one barrier per 2048 entries (not one block scan per 256).
+/// Entries per thread of one tile of the filter of several blocks per row: a warp compacts
+/// 32 x 8 entries with eight ballots, and the block needs one barrier per 2048 entries (not one
+/// block scan per 256).
 inline constexpr int kFilterItemsPerThread = 8;
+/// The same for one block per row, which filters its shared list in place and so must hold each
+/// entry's column in a register across the barrier too: four entries per thread keep its kernel
+/// at the registers it had without filtering (eight made ptxas spill).
+inline constexpr int kOneBlockFilterItemsPerThread = 4;
+
+/// Entries of the candidate list that one block per row keeps in shared memory: 2048 values and
+/// u32 columns (24 KiB for 64-bit values) share their bytes with the answer sort's storage, which
+/// is dead while the list lives, so the kernel's shared memory does not grow. One list, filtered
+/// in place (a kept entry never moves to a later position). Rows whose passes keep more than
+/// this read the row, as before.
+inline constexpr std::size_t kOneBlockListEntries = 2048;
 
 /// Entries of one candidate list of a row of \p row_length values:
 /// `ceil(row_length / kCandidateDivisor)` (host and device; CPU-tested).

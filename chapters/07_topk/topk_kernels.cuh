@@ -12,7 +12,9 @@
 /// - **sort** (when asked): stage 05's block radix sort orders a row's k answers.
 ///
 /// One block per row (topk_rows_kernel) runs them all in shared memory: the row is read once
-/// per digit (four times for 32-bit values) and once more for the gather. Several blocks per row
+/// per digit (four times for 32-bit values) and once more for the gather, until a pass's kept
+/// entries fit its shared candidate list (kOneBlockListEntries), from which the later passes
+/// and the gather read instead. Several blocks per row
 /// (topk_count_pass_kernel, topk_gather_kernel, topk_sort_rows_kernel) keep per-block counts,
 /// tallies, the row's prefix and its candidate lists in the caller's scratch; the last block of a
 /// row to finish a pass chooses the digit for the whole row and decides whether the next pass
@@ -78,11 +80,37 @@ union TopkStorage {
     std::uint32_t matching;                ///< the block's count of the previous chosen digit
     std::uint32_t in_offset, in_count;     ///< the block's list segment this pass reads
     std::uint32_t out_offset;              ///< where its segment of this pass's list starts
+    // One block per row, candidate filtering (set by the digit's owner for the next pass):
+    bool filter_next;                      ///< the next pass filters into the shared list
+    std::uint32_t keep_next;               ///< entries it keeps
     /// Entries each warp keeps in a filter tile; two copies, used by alternate tiles, so one
     /// barrier per tile suffices (count_and_filter()).
     std::uint32_t warp_kept[2][kBlockThreads / 32];
   } select;                                ///< used by the radix select and the gather
   AnswerSortStorage<Bits> sort;            ///< while sorting the answers
+};
+
+/// The candidate list of one block per row, in shared memory: values (as raw bits: the union
+/// below must not hold a type with constructors) and columns.
+template <typename T>
+struct RowList {
+  typename KeyTraits<T>::Bits value_bits[kOneBlockListEntries];  ///< the entries' values
+  std::uint32_t columns[kOneBlockListEntries];                   ///< their columns
+  /// The values as T (same size and alignment as the bits).
+  __device__ __forceinline__ T* values() { return reinterpret_cast<T*>(value_bits); }
+};
+
+/// Shared memory of one block per row: the select state and the candidate list while selecting
+/// and gathering, then the answer sort's storage in the same bytes.
+template <typename T>
+union RowsStorage {
+  using Bits = typename SelectKey<T>::Bits;  ///< select bits
+  /// Selecting and gathering.
+  struct Work {
+    typename TopkStorage<Bits>::Select select;  ///< counts, scan, prefix
+    RowList<T> list;                            ///< the row's candidates (when filtering)
+  } work;                                       ///< used by the radix select and the gather
+  AnswerSortStorage<Bits> sort;                 ///< while sorting the answers
 };
 
 // ---- The scratch of the several-blocks-per-row schedule -----------------------------------------
@@ -202,36 +230,47 @@ __device__ __forceinline__ std::uint32_t source_column(const ValueSource<T>& sou
 /// owns 32 x kFilterItemsPerThread consecutive entries of a tile, lane l reads entries l, l + 32,
 /// ... (coalesced) and ranks its kept entries by ballots; the warps' counts of a tile are summed
 /// in shared memory after one barrier (two copies of them alternate between tiles, so the next
-/// tile's writes cannot overtake a slow reader). The caller zeroes \p counts and syncs after.
-template <typename T, bool kFromList>
+/// tile's writes cannot overtake a slow reader). With \p kInPlace every entry of a tile is read
+/// (value and column) before the barrier and written after it, at a position no later than its
+/// own, so \p source and the output may be the same list (one block per row filters its shared
+/// list in place); without it the columns of a list are read after the barrier, only for the
+/// kept entries, and save the registers. \p kItems entries per thread per tile. The caller
+/// zeroes \p counts and syncs after.
+template <typename T, bool kFromList, bool kInPlace = false, int kItems = kFilterItemsPerThread>
 __device__ __forceinline__ void count_and_filter(
     const ValueSource<T>& source, SelectPrefix<typename SelectKey<T>::Bits> prefix, int shift,
     bool largest, std::uint32_t* counts, T* out_values, std::uint32_t* out_columns,
     std::uint32_t (&warp_kept)[2][kBlockThreads / 32]) {
   using Bits = typename SelectKey<T>::Bits;
   constexpr unsigned kWarps = kBlockThreads / 32;
-  constexpr std::uint32_t kWarpItems = 32u * kFilterItemsPerThread;
-  constexpr std::uint32_t kTileItems = kBlockThreads * kFilterItemsPerThread;
+  constexpr std::uint32_t kWarpItems = 32u * kItems;
+  constexpr std::uint32_t kTileItems = kBlockThreads * kItems;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const std::uint32_t lanes_below = (1u << lane) - 1u;
   std::uint32_t written = 0;  // entries the block kept in earlier tiles (the same in all threads)
   unsigned parity = 0;
   for (std::uint32_t tile = 0; tile < source.size; tile += kTileItems) {
     const std::uint32_t first = tile + warp * kWarpItems + lane;
-    T kept_values[kFilterItemsPerThread];
-    std::uint32_t ballots[kFilterItemsPerThread];
+    T kept_values[kItems];
+    std::uint32_t kept_columns[kInPlace ? kItems : 1];
+    std::uint32_t ballots[kItems];
     std::uint32_t warp_total = 0;
 #pragma unroll
-    for (int j = 0; j < kFilterItemsPerThread; ++j) {
+    for (int j = 0; j < kItems; ++j) {
       const std::uint32_t i = first + 32u * static_cast<std::uint32_t>(j);
       bool keep = false;
       kept_values[j] = T{};
+      if constexpr (kInPlace) kept_columns[j] = 0;
       if (i < source.size) {
         kept_values[j] = source.values[i];
         const Bits bits = SelectKey<T>::bits(kept_values[j], largest);
         const Bits fixed = static_cast<Bits>(bits & prefix.mask);
         if (fixed == prefix.desired) atomicAdd(counts + digit_at(bits, shift), 1u);
         keep = fixed >= prefix.desired;
+        // Read before the barrier: filtering in place, another thread may overwrite entry i
+        // after it.
+        if constexpr (kInPlace)
+          if (keep) kept_columns[j] = source_column<kFromList>(source, i);
       }
       ballots[j] = __ballot_sync(0xffffffffu, keep);
       warp_total += static_cast<std::uint32_t>(__popc(ballots[j]));
@@ -246,12 +285,15 @@ __device__ __forceinline__ void count_and_filter(
       tile_total += kept;
     }
 #pragma unroll
-    for (int j = 0; j < kFilterItemsPerThread; ++j) {
+    for (int j = 0; j < kItems; ++j) {
       if ((ballots[j] >> lane) & 1u) {
         const std::uint32_t p = at + static_cast<std::uint32_t>(__popc(ballots[j] & lanes_below));
         out_values[p] = kept_values[j];
-        out_columns[p] =
-            source_column<kFromList>(source, first + 32u * static_cast<std::uint32_t>(j));
+        if constexpr (kInPlace)
+          out_columns[p] = kept_columns[j];
+        else
+          out_columns[p] =
+              source_column<kFromList>(source, first + 32u * static_cast<std::uint32_t>(j));
       }
       at += static_cast<std::uint32_t>(__popc(ballots[j]));
     }
@@ -380,17 +422,27 @@ __device__ __forceinline__ void sort_answers_for_k(
 
 /// Radix select of one row by one block (all threads call it): after it, `storage.desired` is
 /// the k-th best value's select bits and `storage.k_left` how many values equal to it the
-/// answer takes. Per pass: zero the counters, **count**, **choose digit**.
+/// answer takes. Per pass: zero the counters, **count** (and **filter**), **choose digit**.
+/// Candidate filtering as in the several-blocks schedule, into the shared \p list: when the
+/// entries the next pass keeps (the answers so far, k - k_left, plus the chosen bucket) fit
+/// kOneBlockListEntries, that pass copies them there while counting (from the row, or in place
+/// from the list: an entry's new position is never past its old one, and every tile is read
+/// before it is written), and later passes and the gather read the list. Returns how many
+/// entries the list holds for the gather, or ~0u when the gather must read the row.
 template <typename T>
-__device__ __forceinline__ void radix_select_row(
+__device__ __forceinline__ std::uint32_t radix_select_row(
     const T* row, std::uint32_t row_length, std::uint32_t k, bool largest,
-    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage) {
+    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage, RowList<T>& list) {
   using Bits = typename SelectKey<T>::Bits;
   if (threadIdx.x == 0) {
     storage.desired = 0;
     storage.mask = 0;
     storage.k_left = k;
+    storage.filter_next = false;  // nothing is fixed before pass 0
+    storage.keep_next = 0;
   }
+  bool in_list = false;      // the list holds the candidates (the same in every thread)
+  std::uint32_t listed = 0;  // and this many entries
 #pragma unroll 1
   for (int pass = 0; pass < num_passes<T>(); ++pass) {
     const int shift = digit_shift<T>(pass);
@@ -399,7 +451,26 @@ __device__ __forceinline__ void radix_select_row(
     SelectPrefix<Bits> prefix;
     prefix.desired = storage.desired;
     prefix.mask = storage.mask;
-    count_digits<T>(row, 0, row_length, prefix, shift, largest, storage.counts);
+    const bool filter = storage.filter_next;
+    const std::uint32_t keep = storage.keep_next;
+    const ValueSource<T> source = in_list
+                                      ? ValueSource<T>{list.values(), list.columns, 0, listed}
+                                      : ValueSource<T>{row, nullptr, 0, row_length};
+    if (filter) {
+      constexpr int kItems = kOneBlockFilterItemsPerThread;
+      if (in_list)
+        count_and_filter<T, true, true, kItems>(source, prefix, shift, largest, storage.counts,
+                                                list.values(), list.columns, storage.warp_kept);
+      else
+        count_and_filter<T, false, true, kItems>(source, prefix, shift, largest, storage.counts,
+                                                 list.values(), list.columns, storage.warp_kept);
+      in_list = true;
+      listed = keep;
+    } else {
+      // Never from the list in practice (once the entries fit they keep fitting), but counting
+      // needs no columns, so both sources work.
+      count_digits<T>(source.values, 0, source.size, prefix, shift, largest, storage.counts);
+    }
     __syncthreads();
     const std::uint32_t digit = owned_digit();
     const std::uint32_t count = storage.counts[digit];
@@ -410,38 +481,56 @@ __device__ __forceinline__ void radix_select_row(
       storage.desired = prefix.desired;
       storage.mask = prefix.mask;
       storage.k_left = k_left - above;
+      // Every thread read filter_next and keep_next before the barrier after counting.
+      const std::uint32_t kept = (k - (k_left - above)) + count;
+      storage.filter_next = pass + 1 < num_passes<T>() && kept <= kOneBlockListEntries;
+      storage.keep_next = kept;
     }
     // choose_digit ended with a barrier after everyone read k_left, and the next pass (or the
     // caller) starts with one before reading the new prefix.
   }
   __syncthreads();
+  return in_list ? listed : ~0u;
 }
 
-/// One block per row: radix select (count and choose digit per pass), gather, optional sort.
+/// One block per row: radix select (count, filter and choose digit per pass), gather from the
+/// shared list or the row, optional sort.
 /// Launch num_rows blocks of kBlockThreads threads.
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> arrays) {
   using Bits = typename SelectKey<T>::Bits;
-  __shared__ TopkStorage<Bits> storage;
+  __shared__ RowsStorage<T> storage;
+  static_assert(sizeof(typename RowsStorage<T>::Work) <= sizeof(AnswerSortStorage<Bits>),
+                "the list lives in the sort's bytes: shared memory must not grow");
+  typename TopkStorage<Bits>::Select& select = storage.work.select;
   const std::size_t row_index = blockIdx.x;
   const T* row = arrays.values_in + row_index * arrays.row_length;
   T* values_out = arrays.values_out + row_index * arrays.k;
   std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
 
-  radix_select_row<T>(row, arrays.row_length, arrays.k, arrays.largest, storage.select);
+  const std::uint32_t listed =
+      radix_select_row<T>(row, arrays.row_length, arrays.k, arrays.largest, select,
+                          storage.work.list);
   GatherPlan<Bits> plan;
-  plan.kth_bits = storage.select.desired;
-  plan.equal_wanted = storage.select.k_left;
+  plan.kth_bits = select.desired;
+  plan.equal_wanted = select.k_left;
   plan.beyond_wanted = arrays.k - plan.equal_wanted;
   plan.beyond_first = 0;
   plan.beyond_in_span = plan.beyond_wanted;  // the whole row is the span
   plan.equal_first = 0;
   plan.equal_in_span = ~0u;  // not counted: the walk stops once k answers are written
-  const ValueSource<T> whole_row{row, nullptr, 0, arrays.row_length};
-  gather_span<T, false>(whole_row, arrays.largest, plan, values_out, indices_out,
-                        storage.select.scan);
+  if (listed != ~0u) {  // the list holds every answer, in column order
+    const ValueSource<T> candidates{storage.work.list.values(), storage.work.list.columns, 0,
+                                    listed};
+    gather_span<T, true>(candidates, arrays.largest, plan, values_out, indices_out, select.scan);
+  } else {
+    const ValueSource<T> whole_row{row, nullptr, 0, arrays.row_length};
+    gather_span<T, false>(whole_row, arrays.largest, plan, values_out, indices_out, select.scan);
+  }
   if (!arrays.sorted || arrays.k == 1) return;
-  __syncthreads();  // the block's answers are written and visible to the whole block
+  // The block's answers are written and visible to the whole block, and the list, whose bytes
+  // the sort reuses, is no longer read.
+  __syncthreads();
   sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
 }
 

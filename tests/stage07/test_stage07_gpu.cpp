@@ -14,8 +14,9 @@
 /// sanitizer's cap, spans many blocks; rows shorter than one span run it with one block). Both
 /// must give the CPU model's output element for element, unsorted output included (the
 /// documented order). Rows of millions of values (outside the cap) also run the automatic rule.
-/// The several-blocks schedule filters candidates into lists of a sixteenth of the row when they
-/// fit, so random rows exercise the lists and all-equal or few-distinct rows the fallback.
+/// Both schedules filter candidates into lists (several blocks: a sixteenth of the row in the
+/// scratch; one block: 2048 entries in shared memory) when they fit, so random rows exercise the
+/// lists and all-equal or few-distinct rows the fallback.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -274,6 +275,19 @@ TYPED_TEST(Stage07Gpu, CandidateListJustFitsAndJustOverflows) {
       const auto input = stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed);
       check_direction(input, Shape{1, length}, c.k, largest,
                       "edge row high=" + std::to_string(c.high) +
+                          " middle=" + std::to_string(c.middle));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  // One block per row's shared list of kOneBlockListEntries = 2048 (rows of 6000 values, under
+  // the cap): just fits, just overflows, with and without known answers in it
+  // (Stage07Typed/*.OneBlockListJustFitsAndJustOverflows shows the model's paths).
+  for (const Case& c : {Case{2048, 0, 5}, Case{2049, 0, 5}, Case{1500, 548, 1501},
+                        Case{1500, 549, 1501}})
+    for (bool largest : {true, false}) {
+      if (6000 > max_test_n()) break;
+      const auto input = stage07::filter_edge_row<T>(6000, c.high, c.middle, largest, seed);
+      check_direction(input, Shape{1, 6000}, c.k, largest,
+                      "one-block edge row high=" + std::to_string(c.high) +
                           " middle=" + std::to_string(c.middle));
       if (::testing::Test::HasFatalFailure()) return;
     }

@@ -405,6 +405,45 @@ TYPED_TEST(Stage07Typed, ListJustFitsAndJustOverflows) {
       }
 }
 
+// One block per row filters into a shared list of kOneBlockListEntries = 2048 entries: that is
+// the blocked model with one block spanning the row and that capacity (the kernel filters in
+// place, which the model does not show: see count_and_filter()). The GPU test's rows of 6000
+// values: pass 1 keeps 2048 (fits) or 2049 entries (falls back, pass 2 filters), with or without
+// 1500 known answers in the list.
+TYPED_TEST(Stage07Typed, OneBlockListJustFitsAndJustOverflows) {
+  using T = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t length = 6000;
+  struct Case {
+    std::size_t high, middle, k;
+    bool fits;
+  };
+  for (const Case& c : {Case{2048, 0, 5, true}, Case{2049, 0, 5, false},
+                        Case{1500, 548, 1501, true}, Case{1500, 549, 1501, false}})
+    for (bool largest : {true, false}) {
+      SCOPED_TRACE("high=" + std::to_string(c.high) + " middle=" + std::to_string(c.middle) +
+                   " k=" + std::to_string(c.k) + (largest ? " largest" : " smallest"));
+      const auto row = stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed);
+      std::vector<T> one_values, blocked_values;
+      std::vector<std::int64_t> one_indices, blocked_indices;
+      stage07::BlockedGather record;
+      const TopkOptions options{largest, false};
+      stage07::model_topk_row(row, c.k, options, one_values, one_indices);
+      stage07::model_topk_row_blocks(row, c.k, options, length, blocked_values, blocked_indices,
+                                     &record, stage07::kOneBlockListEntries);
+      ASSERT_EQ(blocked_indices, one_indices);
+      check_filter_passes<T>(record, length);
+      if (::testing::Test::HasFatalFailure()) return;
+      ASSERT_EQ(record.passes[1].wrote_lists, c.fits);
+      ASSERT_EQ(record.gather_from_lists, c.fits || record.passes.size() > 2);
+      // The several-blocks schedule's lists (375 entries) overflow in pass 1 on all of these.
+      stage07::model_topk_row_blocks(row, c.k, options, stage07::kTestValuesPerBlock,
+                                     blocked_values, blocked_indices, &record);
+      ASSERT_EQ(blocked_indices, one_indices);
+      ASSERT_FALSE(record.passes[1].wrote_lists);
+    }
+}
+
 // The fallback: all-equal rows and rows of two distinct values keep (far) more than a
 // sixteenth of the row in every pass, so no pass filters, every pass and the gather read the
 // row, and the output is still the one-block model's.
