@@ -90,6 +90,7 @@ inline constexpr std::size_t kMaxSortedK = std::size_t{kBlockThreads} * kSortKey
 /// array).
 inline constexpr std::size_t kSortTile0Keys =
     std::size_t{kBlockThreads} * static_cast<std::size_t>(kSortTiles[0].keys_per_thread);
+/// Keys of the middle tile (see kSortTile0Keys).
 inline constexpr std::size_t kSortTile1Keys =
     std::size_t{kBlockThreads} * static_cast<std::size_t>(kSortTiles[1].keys_per_thread);
 static_assert(kNumSortTiles == 3 && kSortTile0Keys < kSortTile1Keys && kSortTile1Keys < kMaxSortedK,
@@ -229,10 +230,13 @@ static_assert(sizeof(RowState) == 32, "32 bytes per row, as plan_scratch() docum
 struct ScratchPlan {
   ScratchLayout layout;  ///< the arrays, aligned (none for one block per row)
   RowSplit split;        ///< the split the scratch is planned for (kMaxTargetBlocks)
-  std::size_t counts = 0, tallies = 0, row_states = 0;  ///< slots of the first three arrays
-  /// Slots of the candidate lists: values (raw bytes, sizeof(T) each) and u32 columns, list 0
-  /// and list 1 (pass p writes list p % 2).
-  std::size_t list_values[2] = {0, 0}, list_columns[2] = {0, 0};
+  std::size_t counts = 0;      ///< slot of the digit counts
+  std::size_t tallies = 0;     ///< slot of the block tallies
+  std::size_t row_states = 0;  ///< slot of the row states
+  /// Slots of the candidate lists' values (raw bytes, sizeof(T) each), list 0 and list 1 (pass p
+  /// writes list p % 2).
+  std::size_t list_values[2] = {0, 0};
+  std::size_t list_columns[2] = {0, 0};  ///< slots of their u32 columns
   std::size_t list_capacity = 0;  ///< entries per row of one list (candidate_capacity())
   /// Bytes a size query returns: the layout's, and at least 1.
   std::size_t bytes() const noexcept {

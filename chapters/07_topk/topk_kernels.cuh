@@ -78,7 +78,8 @@ union TopkStorage {
     bool last;                             ///< this block is its row's last to finish
     // Several blocks per row, candidate filtering:
     std::uint32_t matching;                ///< the block's count of the previous chosen digit
-    std::uint32_t in_offset, in_count;     ///< the block's list segment this pass reads
+    std::uint32_t in_offset;               ///< where the segment this pass reads starts
+    std::uint32_t in_count;                ///< its entries
     std::uint32_t out_offset;              ///< where its segment of this pass's list starts
     // One block per row, candidate filtering (set by the digit's owner for the next pass):
     bool filter_next;                      ///< the next pass filters into the shared list
