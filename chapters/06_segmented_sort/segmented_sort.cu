@@ -5,8 +5,8 @@
 /// bound the host knows. Explicit instantiations for u32, i32, f32, u64, i64, f64, f16 and bf16
 /// keys with no values, u32 and u64 values.
 ///
-/// Status: the power-of-two bins are compiled and CPU-tested, not yet run on a GPU (the
-/// three-class version before them was verified on the H100).
+/// Status: the power-of-two bins pass the stage06 GPU suite and compute-sanitizer on an H100
+/// (2026-11-23); timed in the README.
 #include <algorithm>
 #include <string>
 #include <type_traits>

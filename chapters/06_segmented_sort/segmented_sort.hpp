@@ -28,8 +28,8 @@
 /// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort.
 /// \snippet tests/stage06/test_stage06_gpu.cpp stage06 usage
 ///
-/// Status: the power-of-two bins are compiled and CPU-tested; their first GPU run is pending
-/// (the three-class version before them was correct on the H100).
+/// Status: the power-of-two bins pass the stage06 GPU suite and compute-sanitizer on an H100
+/// (2026-11-23); faster than CUB up to 4096-key segments, slower beyond (README).
 #pragma once
 
 #include <cuda_runtime_api.h>
