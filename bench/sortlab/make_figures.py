@@ -37,6 +37,14 @@ FIGURES = [
      f"--stage 3 --keys {TILE_KEYS} --bits 4 --radix-bits 2 --tile 4 --cpu"),
     ("chapters/04_coarsened_radix/figures/pass1.svg",
      f"--stage 4 --keys {TILE_KEYS} --bits 4 --radix-bits 2 --keys-per-thread 2 --tile 8 --cpu"),
+    # Stage 05's tile is fixed (its trace has no --tile): the 16 keys are one block, and the
+    # figure shows the packed-counter rank's result, the block's stable local sort by digit
+    # (repeated 2-bit digits, so that ranks within a digit show).
+    ("chapters/05_packed_rank/figures/pass1.svg",
+     "--stage 5 --keys 1,3,0,1,2,1,1,0,3,3,2,0,2,1,3,0 --bits 2 --cpu"),
+    # Stage 08: the README's look-back walk-through (11 keys, 2-bit digits, 3 tiles of 4).
+    ("chapters/08_onesweep/figures/pass1.svg",
+     "--stage 8 --keys 1,3,0,1,2,1,1,0,3,3,2 --bits 2 --tile 4 --cpu"),
 ]
 
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
