@@ -165,8 +165,8 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   multi.tallies = plan.layout.get<BlockTally>(temp_storage, plan.tallies);
   multi.row_states = plan.layout.get<RowState>(temp_storage, plan.row_states);
   for (int list = 0; list < 2; ++list) {
-    multi.list_values[list] = reinterpret_cast<T*>(
-        plan.layout.get<unsigned char>(temp_storage, plan.list_values[list]));
+    multi.list_values[list] =
+        reinterpret_cast<T*>(plan.layout.get<unsigned char>(temp_storage, plan.list_values[list]));
     multi.list_columns[list] =
         plan.layout.get<std::uint32_t>(temp_storage, plan.list_columns[list]);
   }

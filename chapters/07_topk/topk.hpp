@@ -227,8 +227,8 @@ static_assert(sizeof(RowState) == 32, "32 bytes per row, as plan_scratch() docum
 /// counts (256 per block), per-block answer tallies, per-row state (prefix, k, ticket, which
 /// passes filtered, list fill) and the two candidate lists of every row here.
 struct ScratchPlan {
-  ScratchLayout layout;  ///< the arrays, aligned (none for one block per row)
-  RowSplit split;        ///< the split the scratch is planned for (kMaxTargetBlocks)
+  ScratchLayout layout;        ///< the arrays, aligned (none for one block per row)
+  RowSplit split;              ///< the split the scratch is planned for (kMaxTargetBlocks)
   std::size_t counts = 0;      ///< slot of the digit counts
   std::size_t tallies = 0;     ///< slot of the block tallies
   std::size_t row_states = 0;  ///< slot of the row states
@@ -236,7 +236,7 @@ struct ScratchPlan {
   /// writes list p % 2).
   std::size_t list_values[2] = {0, 0};
   std::size_t list_columns[2] = {0, 0};  ///< slots of their u32 columns
-  std::size_t list_capacity = 0;  ///< entries per row of one list (candidate_capacity())
+  std::size_t list_capacity = 0;         ///< entries per row of one list (candidate_capacity())
   /// Bytes a size query returns: the layout's, and at least 1.
   std::size_t bytes() const noexcept {
     return layout.total_bytes() > 0 ? layout.total_bytes() : std::size_t{1};

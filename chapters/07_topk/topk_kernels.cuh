@@ -77,18 +77,18 @@ union TopkStorage {
     std::uint32_t chosen;                  ///< the digit just chosen (several blocks)
     bool last;                             ///< this block is its row's last to finish
     // Several blocks per row, candidate filtering:
-    std::uint32_t matching;                ///< the block's count of the previous chosen digit
-    std::uint32_t in_offset;               ///< where the segment this pass reads starts
-    std::uint32_t in_count;                ///< its entries
-    std::uint32_t out_offset;              ///< where its segment of this pass's list starts
+    std::uint32_t matching;    ///< the block's count of the previous chosen digit
+    std::uint32_t in_offset;   ///< where the segment this pass reads starts
+    std::uint32_t in_count;    ///< its entries
+    std::uint32_t out_offset;  ///< where its segment of this pass's list starts
     // One block per row, candidate filtering (set by the digit's owner for the next pass):
-    bool filter_next;                      ///< the next pass filters into the shared list
-    std::uint32_t keep_next;               ///< entries it keeps
+    bool filter_next;         ///< the next pass filters into the shared list
+    std::uint32_t keep_next;  ///< entries it keeps
     /// Entries each warp keeps in a filter tile; two copies, used by alternate tiles, so one
     /// barrier per tile suffices (count_and_filter()).
     std::uint32_t warp_kept[2][kBlockThreads / 32];
-  } select;                                ///< used by the radix select and the gather
-  AnswerSortStorage<Bits> sort;            ///< while sorting the answers
+  } select;                      ///< used by the radix select and the gather
+  AnswerSortStorage<Bits> sort;  ///< while sorting the answers
 };
 
 /// The candidate list of one block per row, in shared memory: values (as raw bits: the union
@@ -117,7 +117,6 @@ union RowsStorage {
 // ---- The scratch of the several-blocks-per-row schedule -----------------------------------------
 
 // RowState, the per-row state, is in topk.hpp (the GPU tests read its `listed` bits).
-
 
 /// Per block of a row: its answers, counted while the passes narrow the prefix, and where its
 /// answers go (exclusive sums over the row's earlier blocks, set by the last pass).
@@ -454,9 +453,8 @@ __device__ __forceinline__ std::uint32_t radix_select_row(
     prefix.mask = storage.mask;
     const bool filter = storage.filter_next;
     const std::uint32_t keep = storage.keep_next;
-    const ValueSource<T> source = in_list
-                                      ? ValueSource<T>{list.values(), list.columns, 0, listed}
-                                      : ValueSource<T>{row, nullptr, 0, row_length};
+    const ValueSource<T> source = in_list ? ValueSource<T>{list.values(), list.columns, 0, listed}
+                                          : ValueSource<T>{row, nullptr, 0, row_length};
     if (filter) {
       constexpr int kItems = kOneBlockFilterItemsPerThread;
       if (in_list)
@@ -509,9 +507,8 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
   T* values_out = arrays.values_out + row_index * arrays.k;
   std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
 
-  const std::uint32_t listed =
-      radix_select_row<T>(row, arrays.row_length, arrays.k, arrays.largest, select,
-                          storage.work.list);
+  const std::uint32_t listed = radix_select_row<T>(row, arrays.row_length, arrays.k, arrays.largest,
+                                                   select, storage.work.list);
   GatherPlan<Bits> plan;
   plan.kth_bits = select.desired;
   plan.equal_wanted = select.k_left;
@@ -520,7 +517,7 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
   plan.beyond_in_span = plan.beyond_wanted;  // the whole row is the span
   plan.equal_first = 0;
   plan.equal_in_span = ~0u;  // not counted: the walk stops once k answers are written
-  if (listed != ~0u) {  // the list holds every answer, in column order
+  if (listed != ~0u) {       // the list holds every answer, in column order
     const ValueSource<T> candidates{storage.work.list.values(), storage.work.list.columns, 0,
                                     listed};
     gather_span<T, true>(candidates, arrays.largest, plan, values_out, indices_out, select.scan);
@@ -607,7 +604,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (pass > 0) {
     const std::uint32_t chosen = digit_at(prefix.desired, digit_shift<T>(pass - 1));
     const std::uint32_t previous = block_counts[threadIdx.x];  // this block wrote it
-    if (threadIdx.x == chosen) storage.matching = previous;  // seen after the scan's barriers
+    if (threadIdx.x == chosen) storage.matching = previous;    // seen after the scan's barriers
     std::uint32_t beyond = 0;
     block_exclusive_sum<kBlockThreads>(threadIdx.x > chosen ? previous : 0u, storage.scan, beyond);
     if (threadIdx.x == 0) {
@@ -651,8 +648,8 @@ __global__ void __launch_bounds__(kBlockThreads)
       count_and_filter<T, true>(source, prefix, shift, arrays.largest, storage.counts, out_values,
                                 out_columns, storage.warp_kept);
     else
-      count_and_filter<T, false>(source, prefix, shift, arrays.largest, storage.counts,
-                                 out_values, out_columns, storage.warp_kept);
+      count_and_filter<T, false>(source, prefix, shift, arrays.largest, storage.counts, out_values,
+                                 out_columns, storage.warp_kept);
   } else {
     // Never from a list in practice (a pass that fits the list leaves its successor fitting
     // too: the entries only shrink), but counting needs no columns, so both sources work.

@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(kDigits)
   const int place = blockIdx.x, digit = threadIdx.x;
   std::uint64_t total = 0;
   for (int chunk = 0; chunk < num_chunks; ++chunk)
-    total += chunk_histograms[(static_cast<std::size_t>(chunk) * num_places + place) * kDigits +
-                              digit];
+    total +=
+        chunk_histograms[(static_cast<std::size_t>(chunk) * num_places + place) * kDigits + digit];
 
   // A pass runs unless one digit holds every key.
   const bool trivial = __syncthreads_or(total == n) != 0;
@@ -150,23 +150,23 @@ __global__ void __launch_bounds__(kDigits)
 /// among them (pass_roles.hpp).
 template <typename Key, typename Value>
 struct PassArrays {
-  const Key* keys_in;        ///< the caller's input keys
-  Key* keys_out;             ///< the caller's output keys
-  Key* keys_alternate;       ///< the scratch copy of the keys
-  const Value* values_in;    ///< the caller's input values
-  Value* values_out;         ///< the caller's output values
-  Value* values_alternate;   ///< the scratch copy of the values
+  const Key* keys_in;       ///< the caller's input keys
+  Key* keys_out;            ///< the caller's output keys
+  Key* keys_alternate;      ///< the scratch copy of the keys
+  const Value* values_in;   ///< the caller's input values
+  Value* values_out;        ///< the caller's output values
+  Value* values_alternate;  ///< the scratch copy of the values
 };
 
 /// Everything but the arrays that one launch (one pass over one chunk) needs.
 struct PassParams {
-  int pass = 0;                                 ///< the digit place (its bit in the running mask)
-  int first_bit = 0;                            ///< lowest bit of the digit
-  int num_bits = kRadixBits;                    ///< digit width (the last place may be narrower)
-  bool descending = false;                      ///< complemented digits
-  std::size_t chunk_first = 0;                  ///< the chunk's first key in the arrays
-  std::size_t n = 0;                            ///< keys of the chunk
-  std::uint32_t num_tiles = 0;                  ///< tiles of the chunk (= blocks)
+  int pass = 0;                 ///< the digit place (its bit in the running mask)
+  int first_bit = 0;            ///< lowest bit of the digit
+  int num_bits = kRadixBits;    ///< digit width (the last place may be narrower)
+  bool descending = false;      ///< complemented digits
+  std::size_t chunk_first = 0;  ///< the chunk's first key in the arrays
+  std::size_t n = 0;            ///< keys of the chunk
+  std::uint32_t num_tiles = 0;  ///< tiles of the chunk (= blocks)
   /// Where the chunk's first key of each digit goes (kDigits entries, 64-bit): for chunk 0 the
   /// scan kernel's digit starts, for a later chunk what the chunk before it left in
   /// next_chunk_starts.
@@ -264,11 +264,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   // showed it; pass_roles.hpp); when no pass runs, pass 0 copies the input to the output.
   // Otherwise the role picks the arrays this pass reads and writes. (A skipped pass's blocks have
   // taken tiles too: harmless, nothing reads that counter again.)
-  const PassRole role =
-      pass.running_passes == nullptr ? PassRole{} : pass_role(running, pass.pass);
+  const PassRole role = pass.running_passes == nullptr ? PassRole{} : pass_role(running, pass.pass);
   if (!role.runs) {
     if (role.copies) {
-      const std::size_t first = pass.chunk_first + static_cast<std::size_t>(blockIdx.x) * kTileItems;
+      const std::size_t first =
+          pass.chunk_first + static_cast<std::size_t>(blockIdx.x) * kTileItems;
       const std::size_t end = pass.chunk_first + pass.n < first + kTileItems
                                   ? pass.chunk_first + pass.n
                                   : first + kTileItems;
@@ -280,9 +280,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
     return;
   }
   const auto pick = [&](SortArray which, auto* input, auto* output, auto* alternate) {
-    return which == SortArray::kInput    ? input
-           : which == SortArray::kOutput ? output
-                                         : alternate;
+    return which == SortArray::kInput ? input : which == SortArray::kOutput ? output : alternate;
   };
   // The source is offset to the chunk (tiles index it from 0). The targets, which take 64-bit
   // output positions, are picked at the scatter from one flag: a pointer held through the rank
@@ -505,8 +503,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
       // destinations.
       if constexpr (!kEarlyValues) load_values();
       Value* const target_values = writes_output ? arrays.values_out : arrays.values_alternate;
-        // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
-        // j = r * kK / kValueRounds, ... of the striped store.
+      // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
+      // j = r * kK / kValueRounds, ... of the striped store.
 #pragma unroll
       for (int round = 0; round < kValueRounds; ++round) {
         constexpr std::uint32_t kRoundItems = kTileItems / kValueRounds;

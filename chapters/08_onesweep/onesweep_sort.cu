@@ -80,7 +80,8 @@ Scratch plan_scratch(std::size_t n, bool with_values, int places, std::size_t ch
   // Where chunks 1, 2, ... of the pass under way start each digit (every pass reuses them).
   scratch.chunk_starts = scratch.layout.add<std::uint64_t>(histogram_entries(chunks - 1, 1));
   // One launch's status words: every launch clears and reuses them.
-  scratch.tile_status = scratch.layout.add<std::uint32_t>(tiles_for<Key>(std::min(n, chunk)) * kDigits);
+  scratch.tile_status =
+      scratch.layout.add<std::uint32_t>(tiles_for<Key>(std::min(n, chunk)) * kDigits);
   return scratch;
 }
 
@@ -121,9 +122,9 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     copy_input_to_output(ping_pong, n, stream);
     return;
   }
-  const PassArrays<Key, Value> arrays{ping_pong.keys_in,   ping_pong.keys_out,
+  const PassArrays<Key, Value> arrays{ping_pong.keys_in,        ping_pong.keys_out,
                                       ping_pong.alternate_keys, ping_pong.values_in,
-                                      ping_pong.values_out, ping_pong.alternate_values};
+                                      ping_pong.values_out,     ping_pong.alternate_values};
 
   // Histograms of every place from one read per chunk, and their scans. The counters start at
   // zero on every call: the sort clears them itself, so a reused scratch needs nothing from the
@@ -163,8 +164,8 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
       params.chunk_first = c * chunk;
       params.n = std::min(chunk, n - params.chunk_first);
       params.num_tiles = static_cast<std::uint32_t>(tiles_for<Key>(params.n));
-      params.digit_starts = c == 0 ? digit_starts + std::size_t{kDigits} * pass
-                                   : chunk_starts + (c - 1) * kDigits;
+      params.digit_starts =
+          c == 0 ? digit_starts + std::size_t{kDigits} * pass : chunk_starts + (c - 1) * kDigits;
       params.next_chunk_starts = c + 1 < chunks ? chunk_starts + c * kDigits : nullptr;
       params.tile_counter = tile_counters + c * places + pass;
       launch_pass<Key, Value, kHasValues>(arrays, params, OnesweepTrace{}, stream);
@@ -255,8 +256,8 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   params.tile_counter = counts.data() + kDigits;
   launch_pass<Key, std::uint32_t, true>(
       {keys_in.data(), keys_out.data(), nullptr, values_in.data(), values_out.data(), nullptr},
-      params,
-      OnesweepTrace{digits_of.data(), ranks.data(), tile_counts.data(), prefixes.data()}, s);
+      params, OnesweepTrace{digits_of.data(), ranks.data(), tile_counts.data(), prefixes.data()},
+      s);
   stream.synchronize();
 
   // Only the first 2^w digits exist in a pass of w < 8 bits.
@@ -268,7 +269,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
     return kept;
   };
   trace.histogram = first_digits(counts.download());  // the tile counter's word is dropped too
-  std::vector<std::uint32_t> starts32;  // below 2^30 in a one-chunk trace
+  std::vector<std::uint32_t> starts32;                // below 2^30 in a one-chunk trace
   const std::vector<std::uint64_t> starts64 = starts.download();
   for (const std::uint64_t start : starts64) starts32.push_back(static_cast<std::uint32_t>(start));
   trace.digit_starts = first_digits(starts32);

@@ -31,10 +31,10 @@ enum class SortArray : std::uint32_t {
 
 /// What one pass does.
 struct PassRole {
-  bool runs = true;                      ///< false: skipped (or, when nothing runs, a copy)
-  bool copies = false;                   ///< no pass runs and this is pass 0: copy in to out
-  SortArray source = SortArray::kInput;  ///< what the pass reads
-  SortArray target = SortArray::kOutput; ///< what the pass writes
+  bool runs = true;                       ///< false: skipped (or, when nothing runs, a copy)
+  bool copies = false;                    ///< no pass runs and this is pass 0: copy in to out
+  SortArray source = SortArray::kInput;   ///< what the pass reads
+  SortArray target = SortArray::kOutput;  ///< what the pass writes
 };
 
 /// Set bits of \p word: one POPC instruction on the GPU (every thread of a pass evaluates its

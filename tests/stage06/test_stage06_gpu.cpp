@@ -445,7 +445,8 @@ TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
   const auto keys =
       sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kFewDistinct, layout.n, seed);
   expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {});
-  expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {0, sortlab::kAllBits, true});
+  expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout,
+                                                            {0, sortlab::kAllBits, true});
 }
 
 // A scratch that starts at an odd address, on a non-blocking stream.

@@ -269,20 +269,20 @@ TYPED_TEST(Stage07Gpu, CandidateListJustFitsAndJustOverflows) {
   struct Case {
     std::size_t high, middle, k;
   };
-  for (const Case& c : {Case{98, 0, 5}, Case{99, 0, 5}, Case{98, 0, 98}, Case{60, 38, 61},
-                        Case{60, 39, 61}})
+  for (const Case& c :
+       {Case{98, 0, 5}, Case{99, 0, 5}, Case{98, 0, 98}, Case{60, 38, 61}, Case{60, 39, 61}})
     for (bool largest : {true, false}) {
       const auto input = stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed);
-      check_direction(input, Shape{1, length}, c.k, largest,
-                      "edge row high=" + std::to_string(c.high) +
-                          " middle=" + std::to_string(c.middle));
+      check_direction(
+          input, Shape{1, length}, c.k, largest,
+          "edge row high=" + std::to_string(c.high) + " middle=" + std::to_string(c.middle));
       if (::testing::Test::HasFatalFailure()) return;
     }
   // One block per row's shared list of kOneBlockListEntries = 2048 (rows of 6000 values, under
   // the cap): just fits, just overflows, with and without known answers in it
   // (Stage07Typed/*.OneBlockListJustFitsAndJustOverflows shows the model's paths).
-  for (const Case& c : {Case{2048, 0, 5}, Case{2049, 0, 5}, Case{1500, 548, 1501},
-                        Case{1500, 549, 1501}})
+  for (const Case& c :
+       {Case{2048, 0, 5}, Case{2049, 0, 5}, Case{1500, 548, 1501}, Case{1500, 549, 1501}})
     for (bool largest : {true, false}) {
       if (6000 > max_test_n()) break;
       const auto input = stage07::filter_edge_row<T>(6000, c.high, c.middle, largest, seed);

@@ -357,9 +357,9 @@ stage07::BlockedGather blocked_record(const std::vector<T>& row, std::size_t k,
   stage07::model_topk_row_blocks(row, k, options, stage07::kTestValuesPerBlock, blocked_values,
                                  blocked_indices, &record);
   EXPECT_EQ(blocked_indices, one_indices);
-  EXPECT_TRUE(stage07::compare_topk(one_values, one_indices, blocked_values, blocked_indices, 1, k,
-                                    true)
-                  .empty());
+  EXPECT_TRUE(
+      stage07::compare_topk(one_values, one_indices, blocked_values, blocked_indices, 1, k, true)
+          .empty());
   std::vector<T> want_values;
   std::vector<std::int64_t> want_indices;
   stage07::reference_topk(row, 1, row.size(), k, options.largest, want_values, want_indices);
@@ -517,8 +517,7 @@ TYPED_TEST(Stage07Typed, ValueFromSelectBitsInvertsTheTransform) {
   for (Bits top : {Bits{0x10}, Bits{0xe0}, Bits{0xf0}})
     for (int draw = 0; draw < 100; ++draw)
       for (bool largest : {true, false}) {
-        const Bits bits =
-            static_cast<Bits>((top << kTop) | (random() & ((Bits{1} << kTop) - 1)));
+        const Bits bits = static_cast<Bits>((top << kTop) | (random() & ((Bits{1} << kTop) - 1)));
         const T value = stage07::value_from_select_bits<T>(bits, largest);
         ASSERT_FALSE(SelectKey<T>::is_nan(value));
         ASSERT_EQ(SelectKey<T>::bits(value, largest), bits);

@@ -198,14 +198,14 @@ TEST(Stage08Chunks, OneTileChunksSortLikeOneChunk) {
     expect_sorts_with_config(uniform, {0, sortlab::kAllBits, true}, stage08::Config{8, tile});
     expect_sorts_with_config(uniform, {4, 20, false}, stage08::Config{8, tile});
     std::vector<std::uint32_t> one_digit(n);  // bits 8-15 the same everywhere
-    for (auto& key : one_digit) key = (static_cast<std::uint32_t>(random()) & 0xFFFF00FFu) | 0x5A00u;
+    for (auto& key : one_digit)
+      key = (static_cast<std::uint32_t>(random()) & 0xFFFF00FFu) | 0x5A00u;
     expect_sorts_with_config(one_digit, {}, stage08::Config{8, tile});
     expect_sorts_with_config(std::vector<std::uint32_t>(n, 0xDEADBEEFu), {},
                              stage08::Config{8, tile});
     const auto wide =
         sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kFewDistinct, n, seed + n);
-    expect_sorts_with_config<std::uint64_t, std::uint64_t>(wide, {},
-                                                           stage08::Config{8, wide_tile});
+    expect_sorts_with_config<std::uint64_t, std::uint64_t>(wide, {}, stage08::Config{8, wide_tile});
     if (::testing::Test::HasFailure()) return;
   }
 }

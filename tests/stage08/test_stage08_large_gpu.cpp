@@ -17,15 +17,15 @@ namespace {
 constexpr std::size_t kPastTwoToThe31 = (std::size_t{1} << 31) + 1;
 
 TEST(Stage08Large, OneByteKeysPast2Pow31) {
-  expect_large_keys_sort<Stage08SorterFor<std::uint8_t>, std::uint8_t>(
-      kPastTwoToThe31, Distribution::kUniform, {});
+  expect_large_keys_sort<Stage08SorterFor<std::uint8_t>, std::uint8_t>(kPastTwoToThe31,
+                                                                       Distribution::kUniform, {});
 }
 
 // Pairs: every key ties with millions of others, so a chunk boundary that broke the input
 // order of equal keys (stability) would show.
 TEST(Stage08Large, OneByteKeysWithValuesPast2Pow31) {
-  expect_large_pairs_sort<Stage08SorterFor<std::uint8_t>, std::uint8_t>(
-      kPastTwoToThe31, Distribution::kUniform, {});
+  expect_large_pairs_sort<Stage08SorterFor<std::uint8_t>, std::uint8_t>(kPastTwoToThe31,
+                                                                        Distribution::kUniform, {});
 }
 
 // 2^30 + 5 u32 keys, descending: two chunks of four passes each.

@@ -12,8 +12,8 @@
 #include <random>
 
 #include "chapters/08_onesweep/onesweep_model.hpp"
-#include "chapters/08_onesweep/pass_roles.hpp"
 #include "chapters/08_onesweep/onesweep_sort.hpp"
+#include "chapters/08_onesweep/pass_roles.hpp"
 #include "common/distributions.hpp"
 #include "common/reference.hpp"
 #include "common/verify.hpp"
@@ -556,14 +556,14 @@ TEST(Stage08Chunks, WholeTilesUpTo2Pow30AndTheScratchGrowsPerChunk) {
   EXPECT_THROW(stage08::sort_keys<std::uint32_t>(nullptr, one_chunk, nullptr, nullptr, n, {},
                                                  stage08::Config{8, tile + 1}),
                sortlab::Error);
-  EXPECT_THROW(stage08::sort_keys<std::uint32_t>(
-                   nullptr, one_chunk, nullptr, nullptr, n, {},
-                   stage08::Config{8, stage08::chunk_items_for(4) + tile}),
-               sortlab::Error);
+  EXPECT_THROW(
+      stage08::sort_keys<std::uint32_t>(nullptr, one_chunk, nullptr, nullptr, n, {},
+                                        stage08::Config{8, stage08::chunk_items_for(4) + tile}),
+      sortlab::Error);
   // 2^31 + 1 one-byte keys are accepted (a size query), past the 2^30 of stages 01-05.
   std::size_t big = 0;
-  EXPECT_NO_THROW(stage08::sort_keys<std::uint8_t>(nullptr, big, nullptr, nullptr,
-                                                   (std::size_t{1} << 31) + 1));
+  EXPECT_NO_THROW(
+      stage08::sort_keys<std::uint8_t>(nullptr, big, nullptr, nullptr, (std::size_t{1} << 31) + 1));
   EXPECT_GE(big, (std::size_t{1} << 31) + 1);
 }
 
