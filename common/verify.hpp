@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -34,6 +35,32 @@ std::string hex_bits(Key key) {
   std::ostringstream out;
   out << "0x" << std::hex << static_cast<std::uint64_t>(KeyTraits<Key>::raw_bits(key));
   return out.str();
+}
+
+/// A value for a failure message: its number for arithmetic types, its bytes in hex ("0x" then
+/// byte 0 first) for others (a 16-byte struct).
+template <typename Value>
+std::string value_text(const Value& value) {
+  std::ostringstream out;
+  if constexpr (std::is_arithmetic_v<Value>) {
+    out << +value;
+  } else {
+    unsigned char bytes[sizeof(Value)];
+    std::memcpy(bytes, &value, sizeof(Value));
+    out << "0x" << std::hex;
+    for (unsigned char byte : bytes) out << (byte < 16 ? "0" : "") << +byte;
+  }
+  return out.str();
+}
+
+/// Whether two values are the same: == for arithmetic types, the same bytes for others (a sort
+/// only moves values, so every byte must arrive).
+template <typename Value>
+bool same_value(const Value& a, const Value& b) {
+  if constexpr (std::is_arithmetic_v<Value>)
+    return a == b;
+  else
+    return std::memcmp(&a, &b, sizeof(Value)) == 0;
 }
 
 /// A key for a failure message: its value and its raw bits, "12 (bits 0xc)", so a student sees
@@ -136,11 +163,12 @@ VerifyResult verify_sorted_pairs(const std::vector<Key>& input_keys,
   for (std::size_t i = 0; i < output_keys.size(); ++i) {
     const bool same_key =
         KeyTraits<Key>::raw_bits(output_keys[i]) == KeyTraits<Key>::raw_bits(expected_keys[i]);
-    if (!same_key || output_values[i] != expected_values[i]) {
+    if (!same_key || !detail::same_value(output_values[i], expected_values[i])) {
       std::ostringstream message;
       message << "pair at index " << i << " is (" << detail::key_text(output_keys[i]) << ", "
-              << +output_values[i] << ") but the stable order has ("
-              << detail::key_text(expected_keys[i]) << ", " << +expected_values[i]
+              << detail::value_text(output_values[i]) << ") but the stable order has ("
+              << detail::key_text(expected_keys[i]) << ", "
+              << detail::value_text(expected_values[i])
               << "): values did not travel with their keys, or equal keys lost input order";
       return detail::failure(i, message.str());
     }

@@ -20,17 +20,19 @@
 namespace sortlab::stage05 {
 namespace {
 
-/// Tiles of a pass over \p n keys of type Key with digits of \p radix_bits bits.
+/// Tiles of a pass over \p n keys of type Key (with values of \p value_bytes bytes) and digits
+/// of \p radix_bits bits.
 template <typename Key>
-std::size_t tiles_for(std::size_t n, int radix_bits = kRadixBits) {
-  const std::size_t tile = tile_items_for(sizeof(Key), radix_bits);
+std::size_t tiles_for(std::size_t n, int radix_bits = kRadixBits, std::size_t value_bytes = 0) {
+  const std::size_t tile = tile_items_for(sizeof(Key), radix_bits, value_bytes);
   return (n + tile - 1) / tile;
 }
 
 /// Entries of the block bucket table: 2^r rows, one column per tile.
 template <typename Key>
-std::size_t table_entries_for(std::size_t n, int radix_bits = kRadixBits) {
-  return (std::size_t{1} << radix_bits) * tiles_for<Key>(n, radix_bits);
+std::size_t table_entries_for(std::size_t n, int radix_bits = kRadixBits,
+                              std::size_t value_bytes = 0) {
+  return (std::size_t{1} << radix_bits) * tiles_for<Key>(n, radix_bits, value_bytes);
 }
 
 /// Blocks of the survey and copy kernels: enough to fill the GPU, each thread folding many keys.
@@ -47,7 +49,8 @@ struct Scratch {
 
 template <typename Key, typename Value>
 Scratch plan_scratch(std::size_t n, bool with_values, int radix_bits) {
-  const std::size_t entries = table_entries_for<Key>(n, radix_bits);
+  const std::size_t entries =
+      table_entries_for<Key>(n, radix_bits, with_values ? sizeof(Value) : 0);
   Scratch scratch{};
   scratch.alternate_keys = scratch.layout.add<Key>(n);
   scratch.alternate_values = scratch.layout.add<Value>(with_values ? n : 0);
@@ -76,12 +79,15 @@ struct PassLaunch {
 
 template <typename Key, typename Value, bool kHasValues, typename Tiling>
 void run_pass(const PassLaunch<Key, Value>& launch, int pass) {
-  const unsigned tiles = static_cast<unsigned>(tiles_for<Key>(launch.n, Tiling::kRadixBits));
+  constexpr std::size_t kValueBytes = kHasValues ? sizeof(Value) : 0;
+  const unsigned tiles =
+      static_cast<unsigned>(tiles_for<Key>(launch.n, Tiling::kRadixBits, kValueBytes));
   upsweep_kernel<Key, Value, Tiling><<<tiles, Tiling::kThreads, 0, launch.stream>>>(
       launch.plan, pass, launch.arrays, launch.table, launch.n, launch.descending, launch.digits);
   SORTLAB_CHECK_LAUNCH();
   device_exclusive_sum(launch.scan_temp, launch.scan_temp_bytes, launch.table, launch.table,
-                       table_entries_for<Key>(launch.n, Tiling::kRadixBits), launch.stream);
+                       table_entries_for<Key>(launch.n, Tiling::kRadixBits, kValueBytes),
+                       launch.stream);
   downsweep_kernel<Key, Value, kHasValues, Tiling><<<tiles, Tiling::kThreads, 0, launch.stream>>>(
       launch.plan, pass, launch.arrays, launch.table, launch.n, launch.descending, launch.trace);
   SORTLAB_CHECK_LAUNCH();
@@ -91,9 +97,10 @@ template <typename Key, typename Value, bool kHasValues>
 void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
           const Value* values_in, Value* values_out, std::size_t n, const SortOptions& options,
           const Config& config, cudaStream_t stream) {
+  constexpr std::size_t kValueBytes = kHasValues ? sizeof(Value) : 0;
   validate_config(config);
-  const SortArrays checked = validate_sort_arguments<Key, Value>(temp_storage, n, options, keys_in,
-                                                                 keys_out, values_in, values_out);
+  const SortArrays checked = validate_sort_arguments<Key, Value>(
+      temp_storage, n, options, keys_in, keys_out, values_in, values_out, kMaxItems);
   const Scratch scratch = plan_scratch<Key, Value>(n, kHasValues, config.radix_bits);
   if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
     return;
@@ -127,15 +134,15 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   launch.table = layout.get<std::uint32_t>(temp_storage, scratch.table);
   launch.scan_temp = layout.get<unsigned char>(temp_storage, scratch.scan_temp);
   launch.scan_temp_bytes =
-      device_exclusive_sum_temp_bytes(table_entries_for<Key>(n, config.radix_bits));
+      device_exclusive_sum_temp_bytes(table_entries_for<Key>(n, config.radix_bits, kValueBytes));
   launch.n = n;
   launch.descending = resolved.descending;
   launch.stream = stream;
   for (int pass = 0; pass < num_passes(num_bits, config.radix_bits); ++pass) {
     if (config.radix_bits == 7)
-      run_pass<Key, Value, kHasValues, DeviceTiling<Key, 7>>(launch, pass);
+      run_pass<Key, Value, kHasValues, DeviceTiling<Key, 7, kValueBytes>>(launch, pass);
     else
-      run_pass<Key, Value, kHasValues, DeviceTiling<Key, 6>>(launch, pass);
+      run_pass<Key, Value, kHasValues, DeviceTiling<Key, 6, kValueBytes>>(launch, pass);
   }
   copy_when_every_pass_is_trivial_kernel<Key, Value, kHasValues>
       <<<grid_stride_blocks(n), kSurveyThreads, 0, stream>>>(launch.plan, arrays, n);
@@ -152,18 +159,12 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
                              n, options, config, stream);
 }
 
-template <typename Key, typename Value>
-void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
-                Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
-                const SortOptions& options, const Config& config, cudaStream_t stream) {
-  require_value_pointers(temp_storage, n, values_in, values_out);
-  // The kernels only copy values, so every value type of one size shares one set of kernels.
-  using Carrier = ValueCarrier<sizeof(Value)>;
-  static_assert(kCarriableValue<Value>,
-                "values must be trivially copyable and no more aligned than their size");
-  sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out,
-                           reinterpret_cast<const Carrier*>(values_in),
-                           reinterpret_cast<Carrier*>(values_out), n, options, config, stream);
+template <typename Key, typename Carrier>
+void sort_carried_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                        Key* keys_out, const Carrier* values_in, Carrier* values_out, std::size_t n,
+                        const SortOptions& options, const Config& config, cudaStream_t stream) {
+  sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in,
+                           values_out, n, options, config, stream);
 }
 
 template <typename Key>
@@ -277,7 +278,8 @@ double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes
   const double items = static_cast<double>(n);
   const double tuple_bytes = static_cast<double>(key_bytes + value_bytes);
   if (num_bits <= 0 || n <= 1) return 2.0 * items * tuple_bytes;  // nothing to sort: a copy
-  const std::size_t tile = static_cast<std::size_t>(tile_items_for(key_bytes, config.radix_bits));
+  const std::size_t tile =
+      static_cast<std::size_t>(tile_items_for(key_bytes, config.radix_bits, value_bytes));
   const std::size_t entries = (std::size_t{1} << config.radix_bits) * ((n + tile - 1) / tile);
   const double table_bytes = 4.0 * static_cast<double>(entries);
   double total = items * static_cast<double>(key_bytes);  // the survey
@@ -289,17 +291,18 @@ double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes
   return total;
 }
 
-// One instantiation per supported key and value type, here and only here.
-#define SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, Value)                                          \
-  template void sort_pairs<Key, Value>(void*, std::size_t&, const Key*, Key*, const Value*,    \
-                                       Value*, std::size_t, const SortOptions&, const Config&, \
-                                       cudaStream_t);
+// One instantiation per supported key type and value carrier (4, 8 and 16 bytes), here and only
+// here: sort_pairs() in the header maps every value type onto one of the carriers.
+#define SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, Carrier)                                 \
+  template void sort_carried_pairs<Key, Carrier>(void*, std::size_t&, const Key*, Key*, \
+                                                 const Carrier*, Carrier*, std::size_t, \
+                                                 const SortOptions&, const Config&, cudaStream_t);
 #define SORTLAB_STAGE05_INSTANTIATE(Key)                                           \
   template void sort_keys<Key>(void*, std::size_t&, const Key*, Key*, std::size_t, \
                                const SortOptions&, const Config&, cudaStream_t);   \
   SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::uint32_t)                            \
   SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::uint64_t)                            \
-  SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, std::int64_t)                             \
+  SORTLAB_STAGE05_INSTANTIATE_PAIRS(Key, Bytes16)                                  \
   template PassTrace<Key> trace_pass<Key>(const std::vector<Key>&, int, int, bool);
 SORTLAB_STAGE05_INSTANTIATE(std::uint32_t)
 SORTLAB_STAGE05_INSTANTIATE(std::int32_t)

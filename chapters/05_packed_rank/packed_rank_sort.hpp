@@ -58,6 +58,13 @@ inline constexpr int kDigits = 1 << kRadixBits;
 /// Width of one packed counter of the device sort's rank.
 inline constexpr int kCounterBits = 16;
 
+/// The most keys one sort takes: 2^32 - 1. Positions are 64-bit everywhere (a tile's first key,
+/// every load and store), while the block bucket table keeps 32-bit entries: a count or a
+/// scanned start is at most n, so 32 bits hold it exactly up to this limit (and the downsweep's
+/// unsigned "start minus local start plus position" arithmetic is exact modulo 2^32). Past it the
+/// table would need 64-bit entries; stage 08 goes to 2^36.
+inline constexpr std::size_t kMaxItems = 0xFFFFFFFFu;
+
 /// Threads per block of the upsweep and downsweep kernels for digits of \p radix_bits bits.
 /// \param radix_bits digit width (one of kSupportedRadixBits)
 constexpr int threads_for(int radix_bits) {
@@ -67,22 +74,29 @@ constexpr int threads_for(int radix_bits) {
 /// Threads per block at the default digit width.
 inline constexpr int kThreadsPerBlock = threads_for(kRadixBits);
 
-/// Keys per thread for a key of \p key_bytes bytes. At r = 6: 16 for keys of up to 4 bytes
-/// (4096-key tiles), 8 for 8-byte keys (2048-key tiles: the same 16 KiB of keys per tile, in the
-/// same registers). At r = 7 (128 threads) one and a half times that, so that a tile's raking scan
-/// (65 words per thread) is spread over more keys.
+/// Keys per thread for a key of \p key_bytes bytes and a value of \p value_bytes bytes (0 for a
+/// keys-only sort). At r = 6: 16 for keys of up to 4 bytes (4096-key tiles), 8 for 8-byte keys
+/// (2048-key tiles: the same 16 KiB of keys per tile, in the same registers). 16-byte values also
+/// take 8: the tile passes through shared memory one array at a time, and 4096 16-byte values
+/// (64 KiB) would not fit a block's 48 KiB of static shared memory. At r = 7 (128 threads) one
+/// and a half times that, so that a tile's raking scan (65 words per thread) is spread over more
+/// keys.
 /// \param key_bytes sizeof(Key)
 /// \param radix_bits digit width (one of kSupportedRadixBits)
-constexpr int keys_per_thread_for(std::size_t key_bytes, int radix_bits = kRadixBits) {
-  const int base = key_bytes <= 4 ? 16 : 8;
+/// \param value_bytes sizeof(Value) of a pair sort, 0 for keys only
+constexpr int keys_per_thread_for(std::size_t key_bytes, int radix_bits = kRadixBits,
+                                  std::size_t value_bytes = 0) {
+  const int base = key_bytes <= 4 && value_bytes <= 8 ? 16 : 8;
   return radix_bits <= 6 ? base : base * 3 / 2;
 }
 
-/// Keys per block tile for a key of \p key_bytes bytes.
+/// Keys per block tile for a key of \p key_bytes bytes (and values of \p value_bytes bytes).
 /// \param key_bytes sizeof(Key)
 /// \param radix_bits digit width (one of kSupportedRadixBits)
-constexpr int tile_items_for(std::size_t key_bytes, int radix_bits = kRadixBits) {
-  return threads_for(radix_bits) * keys_per_thread_for(key_bytes, radix_bits);
+/// \param value_bytes sizeof(Value) of a pair sort, 0 for keys only
+constexpr int tile_items_for(std::size_t key_bytes, int radix_bits = kRadixBits,
+                             std::size_t value_bytes = 0) {
+  return threads_for(radix_bits) * keys_per_thread_for(key_bytes, radix_bits, value_bytes);
 }
 
 /// Number of passes a sort of \p num_bits bits takes before skipping: ceil(num_bits / r).
@@ -95,13 +109,15 @@ constexpr int num_passes(int num_bits, int radix_bits = kRadixBits) {
 /// One compiled shape of the device sort's kernels, from the functions above.
 /// \tparam Key the key type
 /// \tparam kRadixBitsT digit width (one of kSupportedRadixBits)
-template <typename Key, int kRadixBitsT>
+/// \tparam kValueBytes size of a value of a pair sort, 0 for keys only
+template <typename Key, int kRadixBitsT, std::size_t kValueBytes = 0>
 struct DeviceTiling {
   static constexpr int kRadixBits = kRadixBitsT;            ///< digit width
   static constexpr int kDigits = 1 << kRadixBits;           ///< digit values
   static constexpr int kThreads = threads_for(kRadixBits);  ///< threads per block
-  static constexpr int kKeysPerThread = keys_per_thread_for(sizeof(Key), kRadixBits);  ///< K
-  static constexpr int kTileItems = kThreads * kKeysPerThread;  ///< keys per tile
+  static constexpr int kKeysPerThread =
+      keys_per_thread_for(sizeof(Key), kRadixBits, kValueBytes);  ///< K
+  static constexpr int kTileItems = kThreads * kKeysPerThread;    ///< keys per tile
   /// Downsweep blocks an SM should hold at once: __launch_bounds__ then caps the registers at
   /// 65536 / (blocks * threads): 85 at r = 6 (3 blocks of 256), 128 at r = 7 (4 blocks of 128,
   /// whose 24 keys per thread would spill at 85). Either way 12288 keys per SM are in flight.
@@ -137,7 +153,7 @@ inline void validate_config(const Config& config) {
 /// \param temp_storage_bytes size of the scratch (set by the query)
 /// \param keys_in device input keys (not modified)
 /// \param keys_out device output keys (must not alias keys_in)
-/// \param n number of keys, 0 to 2^30
+/// \param n number of keys, 0 to kMaxItems (2^32 - 1)
 /// \param options bit range and direction
 /// \param config digit width (see Config)
 /// \param stream CUDA stream the work is queued on
@@ -147,14 +163,17 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
                const Config& config = {}, cudaStream_t stream = nullptr);
 
 /// Sorts key-value pairs by key (stable: equal keys keep their input order). Same contract as
-/// sort_keys(). Supported Value: std::uint32_t, std::uint64_t, std::int64_t (indices).
+/// sort_keys(). Value: any trivially copyable type of 4, 8 or 16 bytes (u32 and f32, u64 and
+/// int64 indices, a 16-byte struct), moved as an unsigned integer of its size (ValueCarrier), so
+/// every value type of one size shares one set of kernels; the values arrays must be aligned to
+/// that carrier (4, 8 or 16 bytes: cudaMalloc'd arrays are), or the call throws.
 /// \param temp_storage device scratch, or nullptr to query its size
 /// \param temp_storage_bytes size of the scratch (set by the query)
 /// \param keys_in device input keys
 /// \param keys_out device output keys
 /// \param values_in device input values
 /// \param values_out device output values
-/// \param n number of pairs, 0 to 2^30
+/// \param n number of pairs, 0 to kMaxItems (2^32 - 1)
 /// \param options bit range and direction
 /// \param config digit width (see Config)
 /// \param stream CUDA stream
@@ -163,6 +182,42 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
                 Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
                 const SortOptions& options = {}, const Config& config = {},
                 cudaStream_t stream = nullptr);
+
+/// The pair sort on values already in their carrier type (std::uint32_t, std::uint64_t or
+/// Bytes16): what sort_pairs() calls, compiled once per key type and carrier in
+/// packed_rank_sort.cu. Same contract as sort_pairs(), pointers already checked.
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param keys_in device input keys
+/// \param keys_out device output keys
+/// \param values_in device input values, as carriers
+/// \param values_out device output values, as carriers
+/// \param n number of pairs, 0 to kMaxItems
+/// \param options bit range and direction
+/// \param config digit width (see Config)
+/// \param stream CUDA stream
+template <typename Key, typename Carrier>
+void sort_carried_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                        Key* keys_out, const Carrier* values_in, Carrier* values_out, std::size_t n,
+                        const SortOptions& options, const Config& config, cudaStream_t stream);
+
+template <typename Key, typename Value>
+void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
+                const SortOptions& options, const Config& config, cudaStream_t stream) {
+  static_assert(sizeof(Value) == 4 || sizeof(Value) == 8 || sizeof(Value) == 16,
+                "stage05::sort_pairs moves values of 4, 8 or 16 bytes; sort 32-bit indices and "
+                "gather other values afterwards");
+  static_assert(kCarriableValue<Value>,
+                "values must be trivially copyable and no more aligned than their size");
+  using Carrier = ValueCarrier<sizeof(Value)>;
+  require_value_pointers(temp_storage, n, values_in, values_out);
+  require_carrier_alignment(sizeof(Value), alignof(Carrier), values_in, values_out);
+  sort_carried_pairs<Key, Carrier>(temp_storage, temp_storage_bytes, keys_in, keys_out,
+                                   reinterpret_cast<const Carrier*>(values_in),
+                                   reinterpret_cast<Carrier*>(values_out), n, options, config,
+                                   stream);
+}
 
 // ---- Tracing one pass ---------------------------------------------------------------------------
 

@@ -11,15 +11,18 @@
 
 namespace sortlab::testing {
 
-/// Stage 05's device sort for keys of kKeyBytes bytes and digits of kRadixBits bits. The tile
-/// depends on both, so the sorter is a template on them (the suite reads kTileItems for its
-/// boundary sizes). sort_pairs deduces its value type from values_in alone, so the suite's size
-/// queries may pass a plain nullptr for values_out.
-template <std::size_t kKeyBytes, int kRadixBits = sortlab::stage05::kRadixBits>
+/// Stage 05's device sort for keys of kKeyBytes bytes, digits of kRadixBits bits and (pair
+/// sorts) values of kValueBytes bytes. The tile depends on all three (16-byte values halve it),
+/// so the sorter is a template on them (the suite reads kTileItems for its boundary sizes and
+/// kMaxItems for its too-many-keys case). sort_pairs deduces its value type from values_in
+/// alone, so the suite's size queries may pass a plain nullptr for values_out.
+template <std::size_t kKeyBytes, int kRadixBits = sortlab::stage05::kRadixBits,
+          std::size_t kValueBytes = 0>
 struct Stage05Sorter {
   static constexpr sortlab::stage05::Config kConfig{kRadixBits};
-  static constexpr std::size_t kTileItems =
-      static_cast<std::size_t>(sortlab::stage05::tile_items_for(kKeyBytes, kRadixBits));
+  static constexpr std::size_t kTileItems = static_cast<std::size_t>(
+      sortlab::stage05::tile_items_for(kKeyBytes, kRadixBits, kValueBytes));
+  static constexpr std::size_t kMaxItems = sortlab::stage05::kMaxItems;
   template <typename Key>
   static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
                         const sortlab::SortOptions& options, cudaStream_t stream) {

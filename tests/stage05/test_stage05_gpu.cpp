@@ -28,6 +28,7 @@ using sortlab::testing::Stage05Sorter;
 template <typename Key>
 using SorterFor = sortlab::testing::Stage05SorterFor<Key>;
 
+using sortlab::testing::SixteenByteValue;
 using sortlab::testing::SortCase;
 template <typename Key>
 using Case = SortCase<SorterFor<Key>, Key>;
@@ -43,7 +44,11 @@ using Stage05Cases =
                      // and a 1-bit last pass for 8-bit keys
                      SortCase<Stage05Sorter<4, 7>, std::uint32_t>,
                      SortCase<Stage05Sorter<8, 7>, std::uint64_t, std::int64_t>,
-                     SortCase<Stage05Sorter<1, 7>, std::int8_t>>;
+                     SortCase<Stage05Sorter<1, 7>, std::int8_t>,
+                     // 16-byte struct values (2048-key tiles at r = 6, 1536 at r = 7)
+                     SortCase<Stage05Sorter<4, 6, 16>, std::uint32_t, SixteenByteValue>,
+                     SortCase<Stage05Sorter<8, 6, 16>, double, SixteenByteValue>,
+                     SortCase<Stage05Sorter<2, 7, 16>, __half, SixteenByteValue>>;
 
 /// The raw bits of keys, so that comparisons see NaNs and -0.0 exactly.
 template <typename Key>

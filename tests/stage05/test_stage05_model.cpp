@@ -208,8 +208,11 @@ TEST(Stage05Arguments, BadArgumentsThrowWithoutAGpu) {
   EXPECT_THROW(sortlab::stage05::sort_keys<std::uint32_t>(nullptr, temp_bytes, fake, fake + 1, 1,
                                                           {0, 33, false}),
                sortlab::Error);
+  // 2^32 - 1 keys are accepted (a size query), one more is refused.
+  EXPECT_NO_THROW(sortlab::stage05::sort_keys<std::uint8_t>(nullptr, temp_bytes, nullptr, nullptr,
+                                                            sortlab::stage05::kMaxItems));
   EXPECT_THROW(sortlab::stage05::sort_keys<std::uint32_t>(nullptr, temp_bytes, fake, fake + 1,
-                                                          sortlab::kMaxSortItems + 1),
+                                                          sortlab::stage05::kMaxItems + 1),
                sortlab::Error);
   // Digit widths other than 6 and 7 are not compiled; trace_pass checks its arguments first.
   EXPECT_NO_THROW(sortlab::stage05::validate_config(sortlab::stage05::Config{7}));
@@ -220,6 +223,19 @@ TEST(Stage05Arguments, BadArgumentsThrowWithoutAGpu) {
   EXPECT_THROW(sortlab::stage05::trace_pass(std::vector<std::uint32_t>{1, 2}, 32), sortlab::Error);
   EXPECT_THROW(sortlab::stage05::trace_pass(std::vector<std::uint32_t>{1, 2}, 0, 7),
                sortlab::Error);
+  // 16-byte values move as 16-byte words: a values pointer that is only 4-byte aligned (legal
+  // for a struct of four floats) is refused with a message, not faulted on.
+  struct FourFloats {
+    float x, y, z, w;
+  };
+  alignas(16) FourFloats values[3] = {};
+  const auto* misaligned = reinterpret_cast<const FourFloats*>(
+      reinterpret_cast<const unsigned char*>(values) + sizeof(float));
+  const auto sort_four_floats = [&](const FourFloats* in, FourFloats* out) {
+    sortlab::stage05::sort_pairs(nullptr, temp_bytes, fake, fake + 1, in, out, 1);
+  };
+  EXPECT_THROW(sort_four_floats(misaligned, values + 2), sortlab::Error);
+  EXPECT_NO_THROW(sort_four_floats(values, values + 2));
   // A query answers without touching the device.
   sortlab::stage05::sort_pairs<std::uint32_t, std::uint64_t>(nullptr, temp_bytes, nullptr, nullptr,
                                                              nullptr, nullptr, 1000);
