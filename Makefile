@@ -18,7 +18,7 @@ DEB_PACKAGES := cmake ninja-build libgtest-dev libbenchmark-dev libcli11-dev dox
 # Header-only packages a machine without package access can take along (make deps-bundle).
 BUNDLED_DEB_PACKAGES := libcli11-dev
 
-.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile docs deps deps-bundle device-check format clean lab figures
+.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile sort-profile docs deps deps-bundle device-check format clean lab figures
 
 all: build
 
@@ -73,6 +73,12 @@ table:
 # README blocks (DRAM bytes per key, sectors per request). Needs a GPU and ncu.
 memory-profile: configure
 	@bash bench/profile/memory_profile.sh $(BUILD)
+
+# Nsight Compute counters of every kernel of one whole sort of stages 05 and 08 (2^28 u32 keys)
+# and of a copy of the same keys -> docs/results/<gpu>-sort-profile.md and the stage READMEs'
+# profile blocks (bytes per key, fraction of the copy rate per kernel). Needs a GPU and ncu.
+sort-profile: configure
+	@bash bench/profile/sort_profile.sh $(BUILD)
 
 docs:
 	@command -v doxygen >/dev/null || { echo "doxygen missing: install it (Debian/Ubuntu: 'sudo make deps')"; exit 1; }
