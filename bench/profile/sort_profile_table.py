@@ -56,11 +56,12 @@ METRICS = (TIME, DRAM_READ, DRAM_WRITE, L2_WRITE_SECTORS, SM_PERCENT, MEMORY_PER
            DRAM_PERCENT, REGISTERS, OCCUPANCY)
 
 # The units `--print-units base` prints for each metric (any other unit is an error: the numbers
-# would be in other units than the arithmetic below assumes).
+# would be in other units than the arithmetic below assumes). Registers never scale, so their
+# unit is not checked.
 BASE_UNITS: Mapping[str, Sequence[str]] = {
     TIME: ("nsecond", "ns"), DRAM_READ: ("byte",), DRAM_WRITE: ("byte",),
     L2_WRITE_SECTORS: ("sector",), SM_PERCENT: ("%",), MEMORY_PERCENT: ("%",),
-    DRAM_PERCENT: ("%",), REGISTERS: ("register/thread", ""), OCCUPANCY: ("%",),
+    DRAM_PERCENT: ("%",), OCCUPANCY: ("%",),
 }
 
 SECTOR_BYTES = 32
