@@ -236,10 +236,12 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
                                    ? sizeof(ExchangedValue) / sizeof(Bits)
                                    : 1;
   static_assert(kK % kValueRounds == 0, "whole rows of the tile per value round");
-  // The warps' digit counters and the exchange buffers are never live at once.
-  __shared__ union Storage {
-    std::uint32_t warp_counts[kWarpsPerBlock][kDigits];  ///< rank: per warp, per digit
-    Bits keys[kTileItems];                               ///< scatter: the tile by rank
+  // The warps' digit counters live apart from the exchange buffer, so that a key can go to its
+  // place in shared memory the moment it is ranked (no array of ranks held in registers for a
+  // keys-only sort); the keys and the values take turns in the exchange buffer.
+  __shared__ std::uint32_t warp_counts[kWarpsPerBlock][kDigits];  // rank: per warp, per digit
+  __shared__ union Exchange {
+    Bits keys[kTileItems];                                              ///< the tile by rank
     ExchangedValue values[kHasValues ? kTileItems / kValueRounds : 1];  ///< the values by rank
   } storage;
   __shared__ BlockScanStorage<kThreadsPerBlock> scan_storage;
@@ -257,7 +259,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
   // the same time, so that its latency overlaps the atomic's.
   if (t == 0) shared_tile = atomicAdd(pass.tile_counter, 1u);
   const std::uint32_t running = pass.running_passes == nullptr ? 0u : *pass.running_passes;
-  for (int d = lane; d < kDigits; d += 32) storage.warp_counts[warp][d] = 0;
+  for (int d = lane; d < kDigits; d += 32) warp_counts[warp][d] = 0;
   __syncthreads();
 
   // ---- Role: a pass whose digit is the same for every key returns at once (the histograms
@@ -328,7 +330,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
       const std::uint32_t d = digit_at(i);
-      if (d < kDigits) atomicAdd(&storage.warp_counts[warp][d], 1u);
+      if (d < kDigits) atomicAdd(&warp_counts[warp][d], 1u);
     }
     __syncthreads();
     // Per digit: the tile's count, and each warp's counter becomes the keys of the digit in the
@@ -337,8 +339,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
     if (owns_digit) {
 #pragma unroll
       for (int w = 0; w < kWarpsPerBlock; ++w) {
-        const std::uint32_t count = storage.warp_counts[w][digit];
-        storage.warp_counts[w][digit] = tile_count;
+        const std::uint32_t count = warp_counts[w][digit];
+        warp_counts[w][digit] = tile_count;
         tile_count += count;
       }
     }
@@ -366,7 +368,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
         block_exclusive_sum<kThreadsPerBlock>(tile_count, scan_storage, tile_total);
     if (owns_digit) {
 #pragma unroll
-      for (int w = 0; w < kWarpsPerBlock; ++w) storage.warp_counts[w][digit] += digit_start;
+      for (int w = 0; w < kWarpsPerBlock; ++w) warp_counts[w][digit] += digit_start;
     }
 
     // ---- Look back: add predecessors' words until one holds an inclusive prefix; wait on a tile
@@ -434,13 +436,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
     if constexpr (kLookBackBeforeRank) look_back();
     __syncthreads();
 
-    // ---- Rank, warp multi-split: in each step the lanes with equal digits find each other
-    // (lanes_with_same_digit: one ballot per digit bit; a partial tile's past-the-end lanes, digit
-    // kDigits, also split on that ninth bit); the highest of them moves the warp's counter on by
-    // the group's size with one atomic and hands the old value to the group (a shuffle), and each
-    // lane's rank is that value plus the group's lanes below it. Steps run in key order, so the
-    // rank is stable.
-    std::uint32_t ranks[kK];
+    // ---- Rank, warp multi-split, and scatter to shared: in each step the lanes with equal
+    // digits find each other (lanes_with_same_digit: one ballot per digit bit; a partial tile's
+    // past-the-end lanes, digit kDigits, also split on that ninth bit); the highest of them moves
+    // the warp's counter on by the group's size with one atomic and hands the old value to the
+    // group (a shuffle), and each lane's rank is that value plus the group's lanes below it.
+    // Steps run in key order, so the rank is stable. A rank is final the moment it is known, so
+    // the key goes to its place in the tile at once; pair sorts keep the ranks for the values.
+    [[maybe_unused]] std::uint32_t ranks[kHasValues ? kK : 1];
     const std::uint32_t lanes_below = (1u << lane) - 1u;
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
@@ -450,19 +453,16 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
       const std::uint32_t leader = 31u - __clz(peers);
       std::uint32_t first = 0;
       if (d < kDigits && lane == leader)
-        first = atomicAdd(&storage.warp_counts[warp][d], static_cast<std::uint32_t>(__popc(peers)));
-      ranks[i] = __shfl_sync(0xffffffffu, first, leader) + __popc(peers & lanes_below);
+        first = atomicAdd(&warp_counts[warp][d], static_cast<std::uint32_t>(__popc(peers)));
+      const std::uint32_t rank =
+          __shfl_sync(0xffffffffu, first, leader) + __popc(peers & lanes_below);
+      if (in_tile(position(i))) storage.keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
+      if constexpr (kHasValues) ranks[i] = rank;
       if (trace.ranks != nullptr && d < kDigits) {
-        trace.ranks[tile_first + position(i)] = ranks[i];
+        trace.ranks[tile_first + position(i)] = rank;
         trace.digits[tile_first + position(i)] = d;
       }
     }
-    __syncthreads();  // the counters are read: the exchange may overwrite them
-
-    // ---- Scatter to shared: every key to its rank; the tile is now sorted by digit.
-#pragma unroll
-    for (int i = 0; i < kK; ++i)
-      if (in_tile(position(i))) storage.keys[ranks[i]] = KeyTraits<Key>::raw_bits(keys[i]);
 
     // Pair sorts load their values now, so that the look-back hides this latency too; values
     // wider than the keys wait until after it (held across it, they spilled registers).

@@ -87,7 +87,7 @@ inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
 /// and slowed pairs. A bigger tile means fewer tiles to look back over and fewer status words.
 /// \param key_bytes sizeof(Key)
 constexpr int keys_per_thread_for(std::size_t key_bytes) {
-  return key_bytes <= 4 ? 24 : 8;
+  return key_bytes <= 4 ? 20 : 8;
 }
 
 /// Keys per tile of the onesweep kernel.
