@@ -193,17 +193,26 @@ struct OnesweepTrace {
 /// The lanes of the warp whose digit equals this lane's, as a bit mask: what __match_any_sync
 /// returns, built from one ballot per digit bit (each lane keeps the lanes that agree with it on
 /// that bit). On the H100 the ballots are much faster than the match instruction, whose long
-/// latency stalled every rank step (Nsight Compute: half of all stall samples). Every lane of
-/// the warp must call it.
+/// latency stalled every rank step (Nsight Compute: half of all stall samples). Each bit is four
+/// instructions of PTX (test the bit, ballot on it, complement the ballot where the bit is clear,
+/// AND): written in C++ the same step compiled to more, and the rank is where the kernel's
+/// instructions go (Nsight Compute: the ALU pipe is the busiest, at 72%). Every lane of the warp
+/// must call it.
 /// \param digit this lane's digit, below 2^kBits
 template <int kBits>
 __device__ __forceinline__ std::uint32_t lanes_with_same_digit(std::uint32_t digit) {
   std::uint32_t peers = 0xffffffffu;
 #pragma unroll
   for (int bit = 0; bit < kBits; ++bit) {
-    const bool set = (digit >> bit) & 1u;
-    const std::uint32_t lanes_with_bit = __ballot_sync(0xffffffffu, set);
-    peers &= set ? lanes_with_bit : ~lanes_with_bit;
+    std::uint32_t agree;
+    asm("{\n\t.reg .pred has_bit;\n\t"
+        "and.b32 %0, %1, %2;\n\t"
+        "setp.ne.u32 has_bit, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, has_bit, 0xffffffff;\n\t"
+        "@!has_bit not.b32 %0, %0;\n\t}"
+        : "=r"(agree)
+        : "r"(digit), "r"(1u << bit));
+    peers &= agree;
   }
   return peers;
 }
@@ -223,17 +232,19 @@ __device__ __forceinline__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_de
 /// \param pass the digit place, the tile status words and the tile counter
 /// \param trace null pointers, or (trace_pass) arrays for the intermediate steps
 template <typename Key, typename Value, bool kHasValues>
-__global__ void __launch_bounds__(kThreadsPerBlock, kOnesweepBlocksPerSm)
+__global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasValues))
     onesweep_kernel(PassArrays<Key, Value> arrays, PassParams pass, OnesweepTrace trace) {
   constexpr int kK = keys_per_thread_for(sizeof(Key));
   constexpr std::uint32_t kTileItems = tile_items_for(sizeof(Key));
   constexpr std::uint32_t kWarpItems = 32 * kK;  // a warp's share of the tile
   using Bits = typename KeyTraits<Key>::Bits;
   using ExchangedValue = std::conditional_t<kHasValues, Value, unsigned char>;
-  // Values wider than the keys go through shared memory in rounds, so that they never need more
-  // of it than the keys (u32 keys with u64 values: two rounds of half a tile each).
-  constexpr int kValueRounds = kHasValues && sizeof(ExchangedValue) > sizeof(Bits)
-                                   ? sizeof(ExchangedValue) / sizeof(Bits)
+  // Values go through shared memory in rounds, so that they never need more of it than a tile
+  // of 4-byte keys (or of the keys, when wider): u32 keys with u64 values take two rounds of half
+  // a tile each, and so do u8 keys with u64 values.
+  constexpr std::size_t kExchangeItemBytes = sizeof(Bits) > 4 ? sizeof(Bits) : 4;
+  constexpr int kValueRounds = kHasValues && sizeof(ExchangedValue) > kExchangeItemBytes
+                                   ? sizeof(ExchangedValue) / kExchangeItemBytes
                                    : 1;
   static_assert(kK % kValueRounds == 0, "whole rows of the tile per value round");
   // The warps' digit counters live apart from the exchange buffer, so that a key can go to its

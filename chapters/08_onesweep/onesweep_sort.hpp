@@ -97,8 +97,14 @@ constexpr int tile_items_for(std::size_t key_bytes) {
 }
 
 /// Onesweep blocks an SM should hold at once; __launch_bounds__ then caps the registers at
-/// 65536 / (2 * 384) = 85 per thread, which ptxas rounds down to 80 (its allocation unit).
-inline constexpr int kOnesweepBlocksPerSm = 2;
+/// 65536 / (blocks * 384): 56 per thread for three blocks (keys only: the keys go to shared memory
+/// as they are ranked, so no ranks are held), 80 for two (pair sorts, which keep the ranks for the
+/// values and spilled heavily at 56). Measured on the H100 at 2^28 u32 (README): keys 7.03 ms at
+/// three blocks against 7.60 at two; pairs 9.90 at two against 13.9 at three.
+/// \param has_values whether the sort moves values
+constexpr int onesweep_blocks_per_sm(bool has_values) {
+  return has_values ? 2 : 3;
+}
 
 /// Threads per block of the histogram kernel.
 inline constexpr int kHistogramThreads = 256;
