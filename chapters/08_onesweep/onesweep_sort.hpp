@@ -80,11 +80,12 @@ inline constexpr unsigned kLookbackBackoffNs = 0;
 /// Warps per block of the onesweep kernel.
 inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
 
-/// Keys per thread of the onesweep kernel for keys of \p key_bytes bytes: 24 for keys of up to 4
-/// bytes (9216-key tiles), 8 for 8-byte keys (3072-key tiles). Measured on the H100 for u32 keys at
-/// 2^28 (README): K = 24 took 7.38 ms against 8.69 with K = 16 (pairs 9.83 against 10.37), both
-/// at two blocks per SM and 80 registers; three blocks per SM (56 registers) sped up keys less
-/// and slowed pairs. A bigger tile means fewer tiles to look back over and fewer status words.
+/// Keys per thread of the onesweep kernel for keys of \p key_bytes bytes: 20 for keys of up to 4
+/// bytes (7680-key tiles, CUB's sm90 tile for 32-bit keys), 8 for 8-byte keys (3072-key tiles).
+/// The warps' counters sit beside the exchange buffer (the keys go to shared memory as they are
+/// ranked), so 24 (9216 keys, measured best when the two shared one buffer: 7.38 ms at 2^28 u32
+/// against 8.69 with 16) no longer fits 48 KiB of static shared memory; with the counters apart
+/// and three blocks per SM, 20 took 5.75 ms (README).
 /// \param key_bytes sizeof(Key)
 constexpr int keys_per_thread_for(std::size_t key_bytes) {
   return key_bytes <= 4 ? 20 : 8;
