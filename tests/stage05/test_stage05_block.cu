@@ -9,9 +9,12 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "chapters/05_packed_rank/block_radix_sort.cuh"
@@ -89,6 +92,22 @@ struct BlockShape {
   }
 };
 
+/// The value of item \p i: its tile position for integer values (the reference then shows where
+/// each key came from), for the 16-byte struct two 64-bit words that spread \p i over all 16
+/// bytes, so a sort that moved only part of a value fails.
+template <typename Value>
+Value block_test_value(std::size_t i, std::size_t tile_items) {
+  if constexpr (std::is_integral_v<Value>) {
+    return static_cast<Value>(i % tile_items);
+  } else {
+    static_assert(sizeof(Value) == 16, "integers or a 16-byte struct");
+    const std::uint64_t halves[2] = {i * 0x9E3779B97F4A7C15ull, ~i * 0xC2B2AE3D27D4EB4Full};
+    Value value;
+    std::memcpy(&value, halves, sizeof(value));
+    return value;
+  }
+}
+
 /// Sorts \p tiles tiles of random keys on the GPU and compares every tile with the reference.
 template <typename Shape, bool kWithValues>
 void expect_block_sort(int tiles, sortlab::Distribution distribution, const BlockSortCall& call,
@@ -101,7 +120,7 @@ void expect_block_sort(int tiles, sortlab::Distribution distribution, const Bloc
   const std::size_t n = kTile * tiles;
   const auto keys = sortlab::generate_keys<Key>(distribution, n, seed);
   std::vector<typename Shape::Value> values(n);
-  for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<typename Shape::Value>(i % kTile);
+  for (std::size_t i = 0; i < n; ++i) values[i] = block_test_value<typename Shape::Value>(i, kTile);
   sortlab::DeviceBuffer<Key> keys_in(keys), keys_out(n);
   sortlab::DeviceBuffer<typename Shape::Value> values_in(values), values_out(n);
   keys_out.fill_bytes(0xA5);
@@ -128,7 +147,7 @@ void expect_block_sort(int tiles, sortlab::Distribution distribution, const Bloc
                 sortlab::KeyTraits<Key>::raw_bits(expected_keys[p]))
           << "tile " << b << " position " << p;
       if (kWithValues)
-        ASSERT_EQ(got_values[at], expected_values[p])
+        ASSERT_EQ(std::memcmp(&got_values[at], &expected_values[p], sizeof(expected_values[p])), 0)
             << "tile " << b << " position " << p << ": values lost their keys or their order";
     }
   }
@@ -141,6 +160,8 @@ using BlockShapes = ::testing::Types<
     // cub::BlockRadixSort's common shapes with its default 4-bit digit
     BlockShape<std::uint32_t, 128, 8>, BlockShape<float, 256, 16>,
     BlockShape<std::uint64_t, 128, 4, 4, 16, std::uint64_t>,
+    // a 16-byte struct value (moved through shared memory as it is)
+    BlockShape<std::uint32_t, 128, 4, 4, 16, sortlab::testing::SixteenByteValue>,
     // keys per thread that do not divide 32, one warp, wider digits
     BlockShape<std::int32_t, 64, 7, 5>, BlockShape<__half, 32, 3, 6>,
     BlockShape<std::uint8_t, 64, 5, 8>, BlockShape<double, 64, 2, 3>,

@@ -55,13 +55,6 @@ struct SortCase {
   using Value = ValueT;    ///< the value type of pair sorts
 };
 
-/// A 16-byte value that is not an integer: four 32-bit words, so it is only 4-byte aligned while
-/// the sorts move it as a 16-byte word (the suite's struct value; its arrays come from
-/// cudaMalloc, hence 16-byte aligned).
-struct SixteenByteValue {
-  std::uint32_t words[4];  ///< the payload
-};
-
 /// Values for a pair sort of \p n items: distinct, and for 8-byte types spread over all 64 bits
 /// (an odd multiplier is a bijection modulo 2^64), so a sort that moved only the low half of a
 /// value fails. A 16-byte struct gets two such words with different multipliers, so every one of

@@ -11,6 +11,13 @@
 
 namespace sortlab::testing {
 
+/// A 16-byte value that is not an integer: four 32-bit words, so it is only 4-byte aligned while
+/// the sorts move it as a 16-byte word (the suite's struct value; its arrays come from
+/// cudaMalloc, hence 16-byte aligned).
+struct SixteenByteValue {
+  std::uint32_t words[4];  ///< the payload
+};
+
 /// Largest n a test may use: SORTLAB_TEST_MAX_N from the environment (compute-sanitizer runs set
 /// it low, since memcheck and racecheck slow kernels down a hundredfold), else 2^24.
 inline std::size_t max_test_n() {
