@@ -454,7 +454,10 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // group (a shuffle), and each lane's rank is that value plus the group's lanes below it.
     // Steps run in key order, so the rank is stable. A rank is final the moment it is known, so
     // the key goes to its place in the tile at once; pair sorts keep the ranks for the values.
-    [[maybe_unused]] std::uint32_t ranks[kHasValues ? kK : 1];
+    // A rank is below the tile size (at most 7680 < 2^16): pair sorts keep two to a register,
+    // which halves what the values phase holds besides the values themselves.
+    static_assert(kTileItems <= 0x10000u, "tile ranks fit 16 bits");
+    [[maybe_unused]] std::uint32_t packed_ranks[kHasValues ? (kK + 1) / 2 : 1] = {};
     const std::uint32_t lanes_below = (1u << lane) - 1u;
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
@@ -468,7 +471,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
       const std::uint32_t rank =
           __shfl_sync(0xffffffffu, first, leader) + __popc(peers & lanes_below);
       if (in_tile(position(i))) storage.keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
-      if constexpr (kHasValues) ranks[i] = rank;
+      if constexpr (kHasValues) packed_ranks[i / 2] |= rank << (16 * (i % 2));
       if (trace.ranks != nullptr && d < kDigits) {
         trace.ranks[tile_first + position(i)] = rank;
         trace.digits[tile_first + position(i)] = d;
@@ -522,9 +525,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
         const std::uint32_t first_rank = round * kRoundItems;
         __syncthreads();  // the exchange is free: the keys (or the last round) are read out
 #pragma unroll
-        for (int i = 0; i < kK; ++i)
-          if (in_tile(position(i)) && ranks[i] - first_rank < kRoundItems)
-            storage.values[ranks[i] - first_rank] = values[i];
+        for (int i = 0; i < kK; ++i) {
+          const std::uint32_t rank = (packed_ranks[i / 2] >> (16 * (i % 2))) & 0xFFFFu;
+          if (in_tile(position(i)) && rank - first_rank < kRoundItems)
+            storage.values[rank - first_rank] = values[i];
+        }
         __syncthreads();
 #pragma unroll
         for (int j = round * (kK / kValueRounds); j < (round + 1) * (kK / kValueRounds); ++j) {
