@@ -8,12 +8,17 @@
 /// GPU runs. It is plain C++: no CUDA compiler and no GPU are needed.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "chapters/06_segmented_sort/bitonic_network.hpp"
@@ -416,6 +421,54 @@ Classification model_segmented_sort(const std::vector<Key>& keys,
     for (std::size_t i = 0; i < order.size(); ++i) keys_out[begin + i] = segment[order[i]];
   }
   return classes;
+}
+
+/// \p key as a double, for torch_sort_rows_reference's comparisons (__half and __nv_bfloat16
+/// through their own conversions).
+template <typename Key>
+double key_as_double(Key key) {
+  if constexpr (std::is_same_v<Key, __half>)
+    return static_cast<double>(__half2float(key));
+  else if constexpr (std::is_same_v<Key, __nv_bfloat16>)
+    return static_cast<double>(__bfloat162float(key));
+  else
+    return static_cast<double>(key);
+}
+
+/// torch.sort(x, dim=-1, stable=True, descending) of a rows x cols row-major matrix, written from
+/// PyTorch's rule rather than from the radix order: keys compare as numbers, NaN is larger than
+/// every number (last ascending, first descending), -0.0 equals +0.0, and a stable sort keeps
+/// equal keys (and NaNs) in input order. What sort_rows() must return, element for element.
+/// \param input the matrix
+/// \param rows number of rows
+/// \param cols number of columns
+/// \param descending largest first
+/// \param values receives the sorted rows
+/// \param indices receives each output element's input column
+template <typename Key>
+void torch_sort_rows_reference(const std::vector<Key>& input, std::size_t rows, std::size_t cols,
+                               bool descending, std::vector<Key>& values,
+                               std::vector<std::int64_t>& indices) {
+  values.resize(rows * cols);
+  indices.resize(rows * cols);
+  const auto less = [](double a, double b) {  // NaN is the largest value
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+    return a < b;
+  };
+  std::vector<std::int64_t> order(cols);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const Key* row = input.data() + r * cols;
+    std::iota(order.begin(), order.end(), std::int64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+      const double x = key_as_double(row[a]), y = key_as_double(row[b]);
+      return descending ? less(y, x) : less(x, y);
+    });
+    for (std::size_t c = 0; c < cols; ++c) {
+      values[r * cols + c] = row[order[c]];
+      indices[r * cols + c] = order[c];
+    }
+  }
 }
 
 }  // namespace sortlab::stage06

@@ -22,6 +22,7 @@
 
 #include "chapters/06_segmented_sort/segmented_model.hpp"
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
+#include "chapters/06_segmented_sort/sort_rows.hpp"
 #include "common/cuda_stream.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_properties.hpp"
@@ -623,6 +624,65 @@ TEST(Stage06SegmentedGpu, SortsOnItsOwnStreamWhileTheLegacyStreamIsBusy) {
   stage06::reference_segmented_sort<std::uint32_t>(keys, nullptr, layout.begin, layout.end, {},
                                                    expected);
   EXPECT_EQ(sorted, expected);
+}
+
+// ---- sort_rows: torch.sort(x, dim=-1, stable=True) ------------------------------------------
+
+template <typename Key>
+class Stage06SortRows : public ::testing::Test {};
+using RowKeyTypes = ::testing::Types<float, double, __half, __nv_bfloat16, std::int32_t>;
+TYPED_TEST_SUITE(Stage06SortRows, RowKeyTypes);
+
+// Row shapes across every size class (1 .. 5000 columns, one row, many rows, no rows), keys with
+// NaNs of both signs, infinities, -0.0 and +0.0, few distinct values; both directions; the values
+// (bit for bit) and the indices against torch's rule written out on the CPU. Outputs poisoned.
+TYPED_TEST(Stage06SortRows, MatchesTorchSortEveryShape) {
+  using Key = TypeParam;
+  const std::uint64_t seed = test_seed();
+  struct Shape {
+    std::size_t rows, cols;
+  };
+  const Shape shapes[] = {{0, 5},   {3, 0},    {1, 1},     {5, 7},    {64, 33},
+                          {7, 300}, {3, 5000}, {1000, 12}, {1, 70000}};
+  for (const Shape shape : shapes)
+    for (const auto distribution :
+         {sortlab::Distribution::kFloatSpecials, sortlab::Distribution::kFewDistinct,
+          sortlab::Distribution::kUniform})
+      for (const bool descending : {false, true}) {
+        const std::size_t n = shape.rows * shape.cols;
+        SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
+                     " rows=" + std::to_string(shape.rows) + " cols=" + std::to_string(shape.cols) +
+                     " descending=" + std::to_string(descending));
+        const auto input = sortlab::generate_keys<Key>(distribution, n, seed + n);
+        std::vector<Key> expected_values;
+        std::vector<std::int64_t> expected_indices;
+        stage06::torch_sort_rows_reference(input, shape.rows, shape.cols, descending,
+                                           expected_values, expected_indices);
+        DeviceBuffer<Key> input_device(input), values(n);
+        DeviceBuffer<std::int64_t> indices(n);
+        values.fill_bytes(0xA5);
+        indices.fill_bytes(0xA5);
+        std::size_t bytes = 0;
+        stage06::sort_rows<Key>(nullptr, bytes, nullptr, nullptr, nullptr, shape.rows, shape.cols,
+                                descending);
+        DeviceBuffer<unsigned char> temp(bytes);
+        stage06::sort_rows<Key>(temp.data(), bytes, input_device.data(), values.data(),
+                                indices.data(), shape.rows, shape.cols, descending);
+        SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+        const auto got_values = values.download();
+        const auto got_indices = indices.download();
+        for (std::size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(got_indices[i], expected_indices[i]) << "index at " << i;
+          ASSERT_EQ(sortlab::KeyTraits<Key>::raw_bits(got_values[i]),
+                    sortlab::KeyTraits<Key>::raw_bits(expected_values[i]))
+              << "value at " << i;
+        }
+        const auto after = input_device.download();
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(sortlab::KeyTraits<Key>::raw_bits(after[i]),
+                    sortlab::KeyTraits<Key>::raw_bits(input[i]))
+              << "sort_rows modified its input at " << i;
+      }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -18,6 +19,7 @@
 #include "chapters/06_segmented_sort/segmented_model.hpp"
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
 #include "chapters/06_segmented_sort/size_classes.hpp"
+#include "chapters/06_segmented_sort/sort_rows.hpp"
 #include "common/distributions.hpp"
 #include "common/errors.hpp"
 #include "common/reference.hpp"
@@ -777,6 +779,51 @@ TEST(Stage06Arguments, RejectedBeforeAnyCudaCall) {
                                       segments, begin, end));
   EXPECT_NO_THROW(stage06::sort_pairs(temp, zero, keys_in, keys_out, values_in, values_out, n, 0,
                                       nullptr, nullptr));
+}
+
+// torch.sort's rule, by hand: NaN (either sign) is the largest value, -0.0 equals +0.0, stable.
+TEST(Stage06SortRowsReference, NanLargestZerosEqualStable) {
+  const float nan_negative = -std::numeric_limits<float>::quiet_NaN();
+  const float nan_positive = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  // one row: NaN(-), 1, -0.0, +inf, +0.0, NaN(+), -inf; a second row of two equal keys
+  const std::vector<float> input = {nan_negative, 1.0f, -0.0f, inf,  0.0f, nan_positive, -inf,
+                                    2.0f,         2.0f, 2.0f,  2.0f, 2.0f, 2.0f,         2.0f};
+  std::vector<float> values;
+  std::vector<std::int64_t> indices;
+  stage06::torch_sort_rows_reference(input, 2, 7, false, values, indices);
+  EXPECT_EQ(indices, (std::vector<std::int64_t>{6, 2, 4, 1, 3, 0, 5, 0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_TRUE(std::signbit(values[1]) && values[1] == 0.0f);      // -0.0 kept before +0.0
+  EXPECT_TRUE(std::isnan(values[5]) && std::signbit(values[5]));  // the NaNs keep their bits
+  stage06::torch_sort_rows_reference(input, 2, 7, true, values, indices);
+  EXPECT_EQ(indices, (std::vector<std::int64_t>{0, 5, 3, 1, 2, 4, 6, 0, 1, 2, 3, 4, 5, 6}));
+}
+
+// sort_rows checks its arguments before touching the device.
+TEST(Stage06SortRowsArguments, SizesAndPointers) {
+  std::size_t bytes = 0;
+  EXPECT_NO_THROW(stage06::sort_rows<float>(nullptr, bytes, nullptr, nullptr, nullptr, 4, 1000));
+  EXPECT_GT(bytes, 4000u * (4 + 8));
+  EXPECT_THROW(stage06::sort_rows<float>(nullptr, bytes, nullptr, nullptr, nullptr,
+                                         std::size_t{1} << 16, std::size_t{1} << 15),
+               sortlab::Error);  // 2^31 elements
+  EXPECT_THROW(
+      stage06::sort_rows<float>(nullptr, bytes, nullptr, nullptr, nullptr, 0, std::size_t{1} << 33),
+      sortlab::Error);  // more than 2^32 - 1 columns
+  float fake[8] = {};
+  std::int64_t fake_indices[8] = {};
+  std::size_t too_few = 1;
+  EXPECT_THROW(stage06::sort_rows<float>(fake, too_few, fake, fake + 4, fake_indices, 2, 2),
+               sortlab::Error);  // scratch smaller than the query
+  std::size_t query = 0;
+  stage06::sort_rows<float>(nullptr, query, nullptr, nullptr, nullptr, 2, 2);
+  std::vector<unsigned char> host_scratch(query);
+  EXPECT_THROW(
+      stage06::sort_rows<float>(host_scratch.data(), query, fake, nullptr, fake_indices, 2, 2),
+      sortlab::Error);  // null values_out
+  EXPECT_THROW(
+      stage06::sort_rows<float>(host_scratch.data(), query, fake, fake, fake_indices, 2, 2),
+      sortlab::Error);  // values_out is the input
 }
 
 }  // namespace
