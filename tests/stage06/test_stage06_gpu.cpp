@@ -642,14 +642,15 @@ TYPED_TEST(Stage06SortRows, MatchesTorchSortEveryShape) {
   struct Shape {
     std::size_t rows, cols;
   };
-  const Shape shapes[] = {{0, 5},   {3, 0},    {1, 1},     {5, 7},    {64, 33},
-                          {7, 300}, {3, 5000}, {1000, 12}, {1, 70000}};
+  const Shape shapes[] = {{0, 5},   {3, 0},    {1, 1},    {5, 7},     {64, 33},
+                          {7, 300}, {1, 5000}, {3, 5000}, {1000, 12}, {1, 70000}};
   for (const Shape shape : shapes)
     for (const auto distribution :
          {sortlab::Distribution::kFloatSpecials, sortlab::Distribution::kFewDistinct,
           sortlab::Distribution::kUniform})
       for (const bool descending : {false, true}) {
         const std::size_t n = shape.rows * shape.cols;
+        if (n > max_test_n()) continue;  // compute-sanitizer runs cap the size
         SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
                      " rows=" + std::to_string(shape.rows) + " cols=" + std::to_string(shape.cols) +
                      " descending=" + std::to_string(descending));
