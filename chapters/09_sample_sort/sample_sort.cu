@@ -35,20 +35,21 @@ __global__ void sample_kernel(const std::uint32_t* sorted, std::size_t m, int sa
   out[j] = DeviceTuple{(static_cast<unsigned long long>(sorted[position]) << 32) | rank, position};
 }
 
-/// Phase 4: one thread sorts the P * s gathered samples (a few hundred) and picks the splitters.
-__global__ void splitter_kernel(DeviceTuple* all, int count, int samples, int ranks,
-                                DeviceTuple* splitters) {
-  if (threadIdx.x != 0) return;
-  for (int i = 1; i < count; ++i) {
-    const DeviceTuple moving = all[i];
-    int j = i - 1;
-    while (j >= 0 && tuple_less(moving, all[j])) {
-      all[j + 1] = all[j];
-      --j;
-    }
-    all[j + 1] = moving;
+/// Phase 4: the rank of every gathered sample among all of them (one thread each: every tuple is
+/// distinct, so the ranks are 0 .. count - 1), and the splitters: the samples of rank
+/// (i + 1) * s - 1. At most kMaxSamples samples.
+constexpr int kMaxSamples = 1024;
+__global__ void __launch_bounds__(kMaxSamples)
+    splitter_kernel(const DeviceTuple* all, int count, int samples, DeviceTuple* splitters) {
+  __shared__ DeviceTuple tuples[kMaxSamples];
+  for (int i = threadIdx.x; i < count; i += blockDim.x) tuples[i] = all[i];
+  __syncthreads();
+  for (int i = threadIdx.x; i < count; i += blockDim.x) {
+    int rank = 0;
+    for (int j = 0; j < count; ++j) rank += tuple_less(tuples[j], tuples[i]) ? 1 : 0;
+    if ((rank + 1) % samples == 0 && rank + 1 < count)
+      splitters[(rank + 1) / samples - 1] = tuples[i];
   }
-  for (int i = 0; i + 1 < ranks; ++i) splitters[i] = all[(i + 1) * samples - 1];
 }
 
 /// Phase 5: where each splitter cuts this rank's sorted shard (one thread per cut), then the
@@ -151,7 +152,8 @@ void sort_keys_across(ncclComm_t comm, const std::uint32_t* keys_in, std::size_t
   SORTLAB_CHECK_LAUNCH();
   SORTLAB_NCCL_CHECK(ncclAllGather(local_samples, all_samples, 2 * static_cast<std::size_t>(s),
                                    ncclUint64, comm, stream));
-  splitter_kernel<<<1, 32, 0, stream>>>(all_samples, s * ranks, s, ranks, splitters);
+  require(s * ranks <= kMaxSamples, "sort_keys_across: too many samples");
+  splitter_kernel<<<1, kMaxSamples, 0, stream>>>(all_samples, s * ranks, s, splitters);
   SORTLAB_CHECK_LAUNCH();
   partition_kernel<<<1, kMaxRanks + 1, 0, stream>>>(buffers.sorted, n_local, rank, ranks, splitters,
                                                     cuts, send_counts);

@@ -58,10 +58,11 @@ inline std::size_t bucket_bound(std::size_t samples_per_rank, std::size_t ranks,
   return (samples_per_rank + ranks) * ((largest_shard + samples_per_rank) / (samples_per_rank + 1));
 }
 
-/// Samples per rank by default: 4P, so a bucket holds at most about 1.25 n / P elements.
+/// Samples per rank by default: 16P, so that a bucket holds at most about (1 + 1/16) n / P
+/// elements, but no more than 1024 samples in all (the GPU ranks them in one block).
 /// \param ranks P
 inline std::size_t default_samples_per_rank(std::size_t ranks) {
-  return 4 * ranks;
+  return std::max<std::size_t>(1, std::min<std::size_t>(16 * ranks, 1024 / ranks));
 }
 
 /// The shard of rank \p rank of \p ranks when \p n elements are split as evenly as possible: its

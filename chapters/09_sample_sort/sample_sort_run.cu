@@ -232,8 +232,12 @@ int run_rank(int rank, int world, const std::string& id_text, int log2_n, int re
       std::size_t temp_bytes = 0;
       if (cudaMalloc(&in, n * 4) == cudaSuccess && cudaMalloc(&out, n * 4) == cudaSuccess) {
         generate_kernel<<<1024, 256, 0, stream>>>(in, 0, n);
-        SORTLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
-            nullptr, temp_bytes, in, out, static_cast<int>(std::min<std::size_t>(n, 0x7FFFFFFF))));
+        if (n <= 0x7FFFFFFF)
+          SORTLAB_CUDA_CHECK(
+              cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, in, out, static_cast<int>(n)));
+        else
+          SORTLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, in, out,
+                                                            static_cast<std::int64_t>(n)));
         SORTLAB_CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
         std::vector<float> one_gpu;
         for (int r = 0; r < repeat + 1; ++r) {
