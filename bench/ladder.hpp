@@ -30,14 +30,19 @@ void register_stage05(const BenchConfig& config);
 /// measure
 void register_stage05_radix_sweep(const BenchConfig& config);
 /// Stage 05's block sort against cub::BlockRadixSort at the same shapes (load, sort, store one
-/// tile per block; bench/stage05_block_bench.cu, linked into bench_stage05 only).
-/// \param config unused (fixed 2^24 keys)
+/// tile per block over 2^24 keys; bench/stage05_block_bench.cu, linked into bench_stage05 only).
+/// \param config sampling (the sizes are fixed)
 void register_stage05_block_sort(const BenchConfig& config);
-/// Stage 05's device sort against cub::DeviceRadixSort for u64 keys and (f32, int64) pairs at
-/// 2^16 .. 2^28 (bench_stage05 only). \param config unused
+/// Stage 05's device sort against cub::DeviceRadixSort and a copy of the same bytes for u32, f32
+/// and u64 keys, (u32, u32) and (f32, int64) pairs at 2^16, 2^20, 2^24 and 2^28 (bench_stage05
+/// only). \param config sampling (the sizes are fixed)
 void register_stage05_wide_types(const BenchConfig& config);
 
 /// Stage 08: onesweep device sort. \param config what to measure
 void register_stage08(const BenchConfig& config);
+/// Stage 08's device sort against cub::DeviceRadixSort and a copy of the same bytes for u32, f32
+/// and u64 keys, (u32, u32) and (f32, int64) pairs at 2^16, 2^20, 2^24 and 2^28 (rows
+/// "device/..."; bench/device_vs_cub.hpp). \param config sampling (the sizes are fixed)
+void register_stage08_vs_cub(const BenchConfig& config);
 
 }  // namespace sortlab::bench

@@ -11,7 +11,8 @@
 # sampling per benchmark, default 0.5; each still takes at least 10 samples, and stops earlier
 # once their noise is under 1%), TIMING (blocking, graph or events; default blocking),
 # BENCH_FILTER (a --benchmark_filter regex for bench_all, for a quick partial run), STAGE_BENCHES
-# (1 by default: also run bench_stage06 and bench_stage07; 0 keeps their committed JSON),
+# (1 by default: also run bench_stage05 and bench_stage08 (their CUB comparisons), bench_stage06
+# and bench_stage07; 0 keeps their committed JSON),
 # NVIDIA_SMI (the nvidia-smi to ask; tests point it at a missing command).
 set -euo pipefail
 
@@ -56,7 +57,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 stage_benches=${STAGE_BENCHES:-1}
 targets=(bench_all)
-[ "$stage_benches" = 1 ] && targets+=(bench_stage06 bench_stage07)
+[ "$stage_benches" = 1 ] && targets+=(bench_stage05 bench_stage06 bench_stage07 bench_stage08)
 say "building ${targets[*]}"
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 bench_all=$build/bench/table/bench_all
@@ -100,6 +101,24 @@ if [ "$stage_benches" = 1 ]; then
     shift
     "$@" --benchmark_out="$out_dir/$name.json" --benchmark_out_format=json
   }
+  # Stage 05 side by side with CUB where the ladder cannot show it: the block sort against
+  # cub::BlockRadixSort (same tile shapes) and the device sort against cub::DeviceRadixSort for
+  # u32, f32, u64 keys and two pair types, with a copy of the same bytes; stage_cub_table.py
+  # writes the stage README's tables and keeps the JSON as docs/results/<gpu>-stage05-cub.json.
+  # About two minutes.
+  say "stage 05: block and device sorts against CUB"
+  to_json stage05_cub "$build/bench/bench_stage05" --benchmark_filter='^(block|device)/' \
+    --max_time="$max_time" --timing="$timing"
+  python3 "$repo_root/bench/table/stage_cub_table.py" --json "$out_dir/stage05_cub.json" \
+    --results-dir "$repo_root/docs/results" --repo-root "$repo_root"
+  # Stage 08 against CUB type by type (the ladder's CUB row is the best of three 32-bit types):
+  # u32, f32, u64 keys and two pair types, with a copy. About a minute.
+  say "stage 08: device sort against CUB, five key and value types"
+  to_json stage08_cub "$build/bench/bench_stage08" --benchmark_filter='^device/' \
+    --max_time="$max_time" --timing="$timing"
+  python3 "$repo_root/bench/table/stage_cub_table.py" --stage 08 \
+    --json "$out_dir/stage08_cub.json" --results-dir "$repo_root/docs/results" \
+    --repo-root "$repo_root"
   # Stage 06 against CUB's DeviceSegmentedSort and DeviceSegmentedRadixSort on 2^26 pairs (f32
   # keys, u32 values) cut into equal segments of 8 ... 2^20. DeviceSegmentedRadixSort gives every
   # segment a block of its own: about 1.6 s per call at seg:8 on an H100, so its two smallest

@@ -317,6 +317,17 @@ class BlockRadixSort {
                    : threadIdx.x * kKeysPerThread + static_cast<std::uint32_t>(i);
   }
 
+  /// padded_slot(position_of(i, striped)). When K divides 32, a thread's K blocked positions
+  /// never cross a 32-position boundary, so their slots are one per-thread base plus i: a
+  /// constant offset in every load instead of a shift and an add per key and pass.
+  __device__ __forceinline__ static std::uint32_t read_back_slot(int i, bool striped) {
+    if constexpr (32 % kKeysPerThread == 0) {
+      if (!striped)
+        return padded_slot(threadIdx.x * kKeysPerThread) + static_cast<std::uint32_t>(i);
+    }
+    return padded_slot(position_of(i, striped));
+  }
+
   /// Moves every item to tile position ranks[i] through shared memory, then reads back the
   /// positions this thread holds in the requested arrangement. Starts with a barrier (the slots
   /// may alias the rank's counters, still being read), and the caller puts one between the
@@ -330,7 +341,7 @@ class BlockRadixSort {
     for (int i = 0; i < kKeysPerThread; ++i) slots[padded_slot(ranks[i])] = items[i];
     __syncthreads();
 #pragma unroll
-    for (int i = 0; i < kKeysPerThread; ++i) items[i] = slots[padded_slot(position_of(i, striped))];
+    for (int i = 0; i < kKeysPerThread; ++i) items[i] = slots[read_back_slot(i, striped)];
   }
 
   /// Built-in keys: twiddle once, run the passes on the twiddled bits, untwiddle once.
@@ -382,10 +393,13 @@ class BlockRadixSort {
     }
     for (int bit = begin_bit; bit < end_bit; bit += kRadixBits) {
       const int pass_bits = min(kRadixBits, end_bit - bit);
+      if (bit != begin_bit) __syncthreads();  // the last exchange is read before the counters
+      // Digits are taken after the barrier, next to the increments that consume them: taken
+      // before it, all K of them were live across it (at 128 x 16, 5 blocks per SM instead of
+      // cub::BlockRadixSort's 7: the register table in the README).
       std::uint32_t digits[kKeysPerThread];
 #pragma unroll
       for (int i = 0; i < kKeysPerThread; ++i) digits[i] = digit_of(items[i], bit, pass_bits);
-      if (bit != begin_bit) __syncthreads();  // the last exchange is read before the counters
       Rank(storage_.rank).rank_digits(digits, ranks);
       move_to_ranks(items, values, ranks, bit + kRadixBits >= end_bit && striped_output);
     }

@@ -175,17 +175,13 @@ class BlockPackedRank {
   /// barrier.
   __device__ __forceinline__ void scan_counters() {
     std::uint32_t* segment = storage_.counters.words + threadIdx.x * Shape::kRakingSegment;
-    // Upsweep: thread t sums its segment. Short segments are kept in registers for the
-    // downsweep; long ones (r = 6: 33 words) would cost more registers than the second read.
-    constexpr bool kMemoize = Shape::kRakingSegment <= 17;
-    std::uint32_t cached[kMemoize ? Shape::kRakingSegment : 1];
+    // Upsweep: thread t sums its segment. The downsweep reads the segment again from shared
+    // memory rather than keeping it in registers: a memoized segment costs a register per word,
+    // and at r = 4 that was a block per SM fewer than cub::BlockRadixSort (README).
     std::uint32_t partial = 0;
 #pragma unroll
-    for (int i = 0; i < Shape::kRakingSegment; ++i) {
-      const std::uint32_t word = segment[i];
-      if constexpr (kMemoize) cached[i] = word;
-      partial += word;  // adds every packed field at once; none can overflow (see Shape)
-    }
+    for (int i = 0; i < Shape::kRakingSegment; ++i)
+      partial += segment[i];  // adds every packed field at once; none can overflow (see Shape)
     // One block scan of the packed partial sums, then the carry between fields.
     std::uint32_t block_total = 0;
     const std::uint32_t before_segment = block_exclusive_sum(partial, block_total);
@@ -194,7 +190,7 @@ class BlockPackedRank {
     // Downsweep: exclusive scan of the segment from the segment's prefix.
 #pragma unroll
     for (int i = 0; i < Shape::kRakingSegment; ++i) {
-      const std::uint32_t word = kMemoize ? cached[i] : segment[i];
+      const std::uint32_t word = segment[i];
       segment[i] = running;
       running += word;
     }
