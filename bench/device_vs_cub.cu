@@ -1,5 +1,6 @@
 /// \file
-/// \brief The fill kernels and cub::DeviceRadixSort calls of device_vs_cub.hpp, compiled once.
+/// \brief The fill kernels, the sampling helper and cub::DeviceRadixSort calls of
+/// device_vs_cub.hpp, compiled once.
 /// CUB sorts of u32 and f32 keys and (u32, u32) pairs come from stage 00's library (already
 /// compiled there); only u64 keys and (f32, int64) pairs instantiate CUB here (each costs about
 /// half a minute of nvcc on a CI core).
@@ -28,7 +29,9 @@ __global__ void index_kernel(Value* values, std::size_t n) {
   if (i < n) values[i] = static_cast<Value>(i);
 }
 
-unsigned grid_for(std::size_t items) { return static_cast<unsigned>((items + 255) / 256); }
+unsigned grid_for(std::size_t items) {
+  return static_cast<unsigned>((items + 255) / 256);
+}
 
 }  // namespace
 
@@ -48,18 +51,28 @@ void fill_indices(void* values, std::size_t n, std::size_t value_bytes) {
   SORTLAB_CHECK_LAUNCH();
 }
 
+void measure_one_input(benchmark::State& state, const BenchConfig& config, std::size_t n,
+                       const timing::Launch& launch) {
+  timing::Sampler& sampler = timing::shared_sampler();
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());  // the inputs are filled before sampling starts
+  timing::Measurement measurement;
+  for (auto _ : state) {
+    measurement = sampler.measure(launch, 1, sampler_options(config));
+    report_timing(state, measurement);
+  }
+  state.counters["n"] = static_cast<double>(n);
+  state.counters["keys_per_s"] = static_cast<double>(n) / (measurement.summary.median * 1e-3);
+}
+
 template <typename Key, typename Value>
 void cub_radix_sort(void* temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
-                    const Value* values_in, Value* values_out, std::size_t n,
-                    cudaStream_t stream) {
+                    const Value* values_in, Value* values_out, std::size_t n, cudaStream_t stream) {
   constexpr bool kHasValues = !std::is_same_v<Value, NoValues>;
-  constexpr bool kStage00Keys =
-      std::is_same_v<Key, std::uint32_t> || std::is_same_v<Key, float>;
+  constexpr bool kStage00Keys = std::is_same_v<Key, std::uint32_t> || std::is_same_v<Key, float>;
   if constexpr (!kHasValues && kStage00Keys) {
     stage00::sort_keys(temp, temp_bytes, keys_in, keys_out, n, {}, stream);
   } else if constexpr (kStage00Keys && std::is_same_v<Value, std::uint32_t>) {
-    stage00::sort_pairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, {},
-                        stream);
+    stage00::sort_pairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, {}, stream);
   } else if constexpr (kHasValues) {
     SORTLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out,
                                                        values_in, values_out, n, 0,

@@ -38,6 +38,15 @@ void fill_random_bits(void* data, std::size_t bytes, std::uint64_t seed);
 /// \param value_bytes 4 or 8
 void fill_indices(void* values, std::size_t n, std::size_t value_bytes);
 
+/// Samples \p launch with the shared sampler on one input set (the L2 flush before every sample
+/// keeps it out of the cache) and writes the timing counters, n and keys_per_s.
+/// \param state the running benchmark
+/// \param config sampling
+/// \param n keys per call
+/// \param launch the work of one sample
+void measure_one_input(benchmark::State& state, const BenchConfig& config, std::size_t n,
+                       const timing::Launch& launch);
+
 /// cub::DeviceRadixSort of all bits of the keys, ascending, on \p stream (the query when
 /// \p temp is null). Compiled once (device_vs_cub.cu) for the five row types; u32 and f32 keys
 /// and (u32, u32) pairs go through stage 00's library.
@@ -51,8 +60,7 @@ void fill_indices(void* values, std::size_t n, std::size_t value_bytes);
 /// \param stream CUDA stream
 template <typename Key, typename Value>
 void cub_radix_sort(void* temp, std::size_t& temp_bytes, const Key* keys_in, Key* keys_out,
-                    const Value* values_in, Value* values_out, std::size_t n,
-                    cudaStream_t stream);
+                    const Value* values_in, Value* values_out, std::size_t n, cudaStream_t stream);
 
 /// Registers the rows of one (Key, Value) type at one size: the stage's sort, CUB's, the copy.
 /// `Stage` provides `kName` ("stage05"), `sort<Key, Value>(temp, bytes, keys_in, keys_out,
@@ -65,8 +73,8 @@ template <typename Stage, typename Key, typename Value>
 void register_device_rows(const std::string& type_name, int log2_n, const BenchConfig& config) {
   enum class Impl { kStage, kCub, kCopy };
   auto one = [&](Impl impl, const std::string& impl_name) {
-    const std::string name = "device/" + impl_name + "/" + type_name +
-                             "/n:" + std::to_string(std::size_t{1} << log2_n);
+    const std::string name =
+        "device/" + impl_name + "/" + type_name + "/n:" + std::to_string(std::size_t{1} << log2_n);
     register_timed(name, [impl, log2_n, config](benchmark::State& state) {
       constexpr bool kHasValues = !std::is_same_v<Value, NoValues>;
       using Stored = std::conditional_t<kHasValues, Value, std::uint32_t>;
@@ -83,15 +91,13 @@ void register_device_rows(const std::string& type_name, int log2_n, const BenchC
           cub_radix_sort<Key, Value>(temp, bytes, keys_in.data(), keys_out.data(), vin, vout, n,
                                      stream);
         else
-          Stage::template sort<Key, Value>(temp, bytes, keys_in.data(), keys_out.data(), vin,
-                                           vout, n, stream);
+          Stage::template sort<Key, Value>(temp, bytes, keys_in.data(), keys_out.data(), vin, vout,
+                                           n, stream);
       };
       timing::Sampler& sampler = timing::shared_sampler();
       std::size_t temp_bytes = 0;
       if (impl != Impl::kCopy) sort(nullptr, temp_bytes, sampler.stream());
       DeviceBuffer<unsigned char> temp(temp_bytes > 0 ? temp_bytes : 1);
-      SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
-      // One input set: the L2 flush before every sample keeps it out of the cache.
       const timing::Launch launch = [&](cudaStream_t stream, std::size_t) {
         if (impl != Impl::kCopy) {
           sort(temp.data(), temp_bytes, stream);
@@ -100,15 +106,11 @@ void register_device_rows(const std::string& type_name, int log2_n, const BenchC
         SORTLAB_CUDA_CHECK(cudaMemcpyAsync(keys_out.data(), keys_in.data(), n * sizeof(Key),
                                            cudaMemcpyDeviceToDevice, stream));
         if constexpr (kHasValues)
-          SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out.data(), values_in.data(),
-                                             n * kValueBytes, cudaMemcpyDeviceToDevice, stream));
+          SORTLAB_CUDA_CHECK(cudaMemcpyAsync(values_out.data(), values_in.data(), n * kValueBytes,
+                                             cudaMemcpyDeviceToDevice, stream));
       };
-      timing::Measurement measurement;
-      for (auto _ : state) {
-        measurement = sampler.measure(launch, 1, sampler_options(config));
-        report_timing(state, measurement);
-      }
-      const double seconds = measurement.summary.median * 1e-3;
+      measure_one_input(state, config, n, launch);
+      const double seconds = state.counters["median_ms"] * 1e-3;
       // The copy's bytes are what it reads and writes, the stage's its own design's model;
       // CUB's are not modelled (0: the table shows no GB/s for them).
       double bytes = 0;
@@ -116,8 +118,6 @@ void register_device_rows(const std::string& type_name, int log2_n, const BenchC
         bytes = 2.0 * static_cast<double>(n * (sizeof(Key) + kValueBytes));
       else if (impl == Impl::kStage)
         bytes = Stage::bytes_moved(n, sizeof(Key), kValueBytes, static_cast<int>(8 * sizeof(Key)));
-      state.counters["n"] = static_cast<double>(n);
-      state.counters["keys_per_s"] = static_cast<double>(n) / seconds;
       state.counters["bytes"] = bytes;
       state.counters["GBps"] = bytes / seconds * 1e-9;
     });

@@ -39,8 +39,7 @@ struct Stage05Sorter {
     if constexpr (std::is_same_v<Value, NoValues>)
       stage05::sort_keys(temp, bytes, keys_in, keys_out, n, {}, {}, stream);
     else
-      stage05::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, {}, {},
-                          stream);
+      stage05::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, {}, {}, stream);
   }
   static double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes,
                             int num_bits) {
@@ -89,21 +88,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// Samples \p launch with the shared sampler (one input set: the flush before every sample
-/// keeps it out of the L2) and writes the timing counters and keys_per_s.
-void measure_and_report(benchmark::State& state, const BenchConfig& config, std::size_t n,
-                        const timing::Launch& launch) {
-  timing::Sampler& sampler = timing::shared_sampler();
-  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
-  timing::Measurement measurement;
-  for (auto _ : state) {
-    measurement = sampler.measure(launch, 1, sampler_options(config));
-    report_timing(state, measurement);
-  }
-  state.counters["n"] = static_cast<double>(n);
-  state.counters["keys_per_s"] = static_cast<double>(n) / (measurement.summary.median * 1e-3);
-}
-
 /// Registers the load-sort-store kernel of \p kImpl for one key/value type and tile shape.
 template <BlockImpl kImpl, typename Key, typename Value, int kThreads, int kK>
 void register_block_sort(const std::string& type_name, const BenchConfig& config) {
@@ -121,7 +105,7 @@ void register_block_sort(const std::string& type_name, const BenchConfig& config
     fill_random_bits(keys_in.data(), n * sizeof(Key), 5);
     if constexpr (kHasValues) fill_indices(values_in.data(), n, sizeof(Value));
     const auto kernel = block_sort_kernel<kImpl, Key, Value, kThreads, kK>;
-    measure_and_report(state, config, n, [&](cudaStream_t stream, std::size_t) {
+    measure_one_input(state, config, n, [&](cudaStream_t stream, std::size_t) {
       kernel<<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(
           keys_in.data(), keys_out.data(), reinterpret_cast<const Value*>(values_in.data()),
           reinterpret_cast<Value*>(values_out.data()));

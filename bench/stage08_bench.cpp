@@ -38,8 +38,7 @@ struct Stage08Sorter {
     if constexpr (std::is_same_v<Value, NoValues>)
       stage08::sort_keys(temp, bytes, keys_in, keys_out, n, {}, {}, stream);
     else
-      stage08::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, {}, {},
-                          stream);
+      stage08::sort_pairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, {}, {}, stream);
   }
   static double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes,
                             int num_bits) {
