@@ -224,42 +224,67 @@ __device__ __forceinline__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_de
   return cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[index]);
 }
 
-/// Sorts one tile of the pass by its digit and writes it to its place in the output. Blocks take
-/// tiles in the order they start (an atomic counter, not blockIdx.x), so a tile only ever waits
-/// on tiles whose blocks are already running: the look-back cannot deadlock whatever order the
-/// hardware schedules blocks in.
-/// \param arrays source and target of the pass
-/// \param pass the digit place, the tile status words and the tile counter
-/// \param trace null pointers, or (trace_pass) arrays for the intermediate steps
+/// The tile of one onesweep kernel instantiation and the shared memory its block needs. The
+/// storage is dynamic shared memory (the kernel's launch asks for sizeof(Storage)), so a tile may
+/// use more than the 48 KiB a block's static shared memory is limited to.
 template <typename Key, typename Value, bool kHasValues>
-__global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasValues))
-    onesweep_kernel(PassArrays<Key, Value> arrays, PassParams pass, OnesweepTrace trace) {
-  constexpr int kK = keys_per_thread_for(sizeof(Key));
-  constexpr std::uint32_t kTileItems = tile_items_for(sizeof(Key));
-  constexpr std::uint32_t kWarpItems = 32 * kK;  // a warp's share of the tile
+struct OnesweepTile {
+  static constexpr int kK = keys_per_thread_for(sizeof(Key));               ///< keys per thread
+  static constexpr std::uint32_t kTileItems = tile_items_for(sizeof(Key));  ///< keys per tile
+  static constexpr std::uint32_t kWarpItems = 32 * kK;  ///< a warp's share of the tile
+  /// The key's raw bits: what the exchange buffer holds.
   using Bits = typename KeyTraits<Key>::Bits;
   using ExchangedValue = std::conditional_t<kHasValues, Value, unsigned char>;
   // Values go through shared memory in rounds, so that they never need more of it than a tile
   // of 4-byte keys (or of the keys, when wider): u32 keys with u64 values take two rounds of half
   // a tile each, and so do u8 keys with u64 values.
-  constexpr std::size_t kExchangeItemBytes = sizeof(Bits) > 4 ? sizeof(Bits) : 4;
-  constexpr int kValueRounds = kHasValues && sizeof(ExchangedValue) > kExchangeItemBytes
-                                   ? sizeof(ExchangedValue) / kExchangeItemBytes
-                                   : 1;
+  static constexpr std::size_t kExchangeItemBytes = sizeof(Bits) > 4 ? sizeof(Bits) : 4;
+  /// Rounds in which the values go through the exchange buffer.
+  static constexpr int kValueRounds = kHasValues && sizeof(ExchangedValue) > kExchangeItemBytes
+                                          ? sizeof(ExchangedValue) / kExchangeItemBytes
+                                          : 1;
   static_assert(kK % kValueRounds == 0, "whole rows of the tile per value round");
-  // The warps' digit counters live apart from the exchange buffer, so that a key can go to its
-  // place in shared memory the moment it is ranked (no array of ranks held in registers for a
-  // keys-only sort); the keys and the values take turns in the exchange buffer.
-  __shared__ std::uint32_t warp_counts[kWarpsPerBlock][kDigits];  // rank: per warp, per digit
-  __shared__ union Exchange {
-    Bits keys[kTileItems];                                              ///< the tile by rank
-    ExchangedValue values[kHasValues ? kTileItems / kValueRounds : 1];  ///< the values by rank
-  } storage;
-  __shared__ BlockScanStorage<kThreadsPerBlock> scan_storage;
-  // Output position of the tile's first key of digit d, minus that key's tile rank: the key at
-  // tile rank p with digit d goes to global_offset[d] + p (64-bit: a sort may pass 2^32 keys).
-  __shared__ std::uint64_t global_offset[kDigits];
-  __shared__ std::uint32_t shared_tile;
+  static_assert(kTileItems <= 0x10000u, "tile ranks fit 16 bits (pair sorts pack two)");
+
+  /// Everything the block keeps in shared memory.
+  struct Storage {
+    // The warps' digit counters live apart from the exchange buffer, so that a key can go to its
+    // place in shared memory the moment it is ranked (no array of ranks held in registers for a
+    // keys-only sort); the keys and the values take turns in the exchange buffer.
+    std::uint32_t warp_counts[kWarpsPerBlock][kDigits];  ///< rank: per warp, per digit
+    union Exchange {
+      Bits keys[kTileItems];                                              ///< the tile by rank
+      ExchangedValue values[kHasValues ? kTileItems / kValueRounds : 1];  ///< the values by rank
+    } exchange;
+    BlockScanStorage<kThreadsPerBlock> scan;  ///< the block scan of the tile's digit counts
+    /// Output position of the tile's first key of digit d, minus that key's tile rank: the key at
+    /// tile rank p with digit d goes to global_offset[d] + p (64-bit: a sort may pass 2^32 keys).
+    std::uint64_t global_offset[kDigits];
+    std::uint32_t tile;  ///< the tile this block took
+  };
+  static_assert(onesweep_blocks_per_sm(kHasValues, sizeof(Key)) * (sizeof(Storage) + 1024) <=
+                    kSharedMemoryPerSm,
+                "the blocks per SM that __launch_bounds__ asks for fit the SM's shared memory");
+};
+
+/// Sorts one tile of the pass by its digit and writes it to its place in the output. Blocks take
+/// tiles in the order they start (an atomic counter, not blockIdx.x), so a tile only ever waits
+/// on tiles whose blocks are already running: the look-back cannot deadlock whatever order the
+/// hardware schedules blocks in. Launched with sizeof(OnesweepTile<Key, Value,
+/// kHasValues>::Storage) bytes of dynamic shared memory.
+/// \param arrays source and target of the pass
+/// \param pass the digit place, the tile status words and the tile counter
+/// \param trace null pointers, or (trace_pass) arrays for the intermediate steps
+template <typename Key, typename Value, bool kHasValues>
+__global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasValues, sizeof(Key)))
+    onesweep_kernel(PassArrays<Key, Value> arrays, PassParams pass, OnesweepTrace trace) {
+  using Tile = OnesweepTile<Key, Value, kHasValues>;
+  using Bits = typename Tile::Bits;
+  constexpr int kK = Tile::kK;
+  constexpr std::uint32_t kTileItems = Tile::kTileItems;
+  constexpr int kValueRounds = Tile::kValueRounds;
+  extern __shared__ __align__(16) unsigned char onesweep_shared_bytes[];
+  auto& shared = *reinterpret_cast<typename Tile::Storage*>(onesweep_shared_bytes);
 
   const std::uint32_t t = threadIdx.x, lane = t % 32, warp = t / 32;
   // Threads 0 .. kDigits - 1 each own one digit: they publish and look back for it.
@@ -268,9 +293,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
 
   // ---- Take a tile: the next one in start order. The running mask (the role, below) is read at
   // the same time, so that its latency overlaps the atomic's.
-  if (t == 0) shared_tile = atomicAdd(pass.tile_counter, 1u);
+  if (t == 0) shared.tile = atomicAdd(pass.tile_counter, 1u);
   const std::uint32_t running = pass.running_passes == nullptr ? 0u : *pass.running_passes;
-  for (int d = lane; d < kDigits; d += 32) warp_counts[warp][d] = 0;
+  for (int d = lane; d < kDigits; d += 32) shared.warp_counts[warp][d] = 0;
   __syncthreads();
 
   // ---- Role: a pass whose digit is the same for every key returns at once (the histograms
@@ -309,7 +334,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
                          const_cast<const Value*>(arrays.values_alternate)) +
                     pass.chunk_first;
 
-  const std::uint32_t tile = shared_tile;
+  const std::uint32_t tile = shared.tile;
   const std::size_t tile_first = static_cast<std::size_t>(tile) * kTileItems;
   const std::uint32_t tile_n = static_cast<std::uint32_t>(
       pass.n - tile_first < kTileItems ? pass.n - tile_first : kTileItems);
@@ -323,7 +348,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // ---- Load, warp-striped: warp w owns tile positions [w * 32K, (w + 1) * 32K), and in step i
     // its lanes read 32 consecutive keys (coalesced). Tile order = (warp, step, lane) order, which
     // is the order the rank below counts in: that makes it stable.
-    const auto position = [&](int i) { return warp * kWarpItems + i * 32 + lane; };
+    const auto position = [&](int i) { return warp * Tile::kWarpItems + i * 32 + lane; };
     Key keys[kK];
 #pragma unroll
     for (int i = 0; i < kK; ++i)
@@ -332,7 +357,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // ---- Count: each warp counts its keys per digit (shared atomics), before any key is ranked,
     // so the tile can publish its counts early. Past-the-end positions get digit kDigits, which
     // has no counter.
-    // (Recomputed where needed: a shift and a mask cost less than kK more live registers.)
+    // (Recomputed where needed: a shift and a mask cost less than kK more live registers. So
+    // does the key's order-preserving transform, redone for every digit taken: transformed once
+    // on the way in and undone on the way out, as CUB does, the keys took more registers and the
+    // sorts were slower, 2^28 u32 keys 5.95 ms against 5.63 and (f32, i64) pairs 16.5 against
+    // 13.5.)
     const auto digit_at = [&](int i) {
       return in_tile(position(i))
                  ? digit_of(keys[i], pass.first_bit, pass.num_bits, pass.descending)
@@ -341,7 +370,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
       const std::uint32_t d = digit_at(i);
-      if (d < kDigits) atomicAdd(&warp_counts[warp][d], 1u);
+      if (kFullTile || d < kDigits) atomicAdd(&shared.warp_counts[warp][d], 1u);
     }
     __syncthreads();
     // Per digit: the tile's count, and each warp's counter becomes the keys of the digit in the
@@ -350,8 +379,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     if (owns_digit) {
 #pragma unroll
       for (int w = 0; w < kWarpsPerBlock; ++w) {
-        const std::uint32_t count = warp_counts[w][digit];
-        warp_counts[w][digit] = tile_count;
+        const std::uint32_t count = shared.warp_counts[w][digit];
+        shared.warp_counts[w][digit] = tile_count;
         tile_count += count;
       }
     }
@@ -376,10 +405,10 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // the keys of smaller digits in the tile plus those of digit d in earlier warps.
     std::uint32_t tile_total = 0;
     const std::uint32_t digit_start =
-        block_exclusive_sum<kThreadsPerBlock>(tile_count, scan_storage, tile_total);
+        block_exclusive_sum<kThreadsPerBlock>(tile_count, shared.scan, tile_total);
     if (owns_digit) {
 #pragma unroll
-      for (int w = 0; w < kWarpsPerBlock; ++w) warp_counts[w][digit] += digit_start;
+      for (int w = 0; w < kWarpsPerBlock; ++w) shared.warp_counts[w][digit] += digit_start;
     }
 
     // ---- Look back: add predecessors' words until one holds an inclusive prefix; wait on a tile
@@ -435,7 +464,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
       // digit's first rank brings every used position back to its true value.
       if (owns_digit) {
         const std::uint64_t chunk_start = pass.digit_starts[digit];
-        global_offset[digit] = chunk_start + exclusive - std::uint64_t{digit_start};
+        shared.global_offset[digit] = chunk_start + exclusive - std::uint64_t{digit_start};
         if (tile + 1 == pass.num_tiles && pass.next_chunk_starts != nullptr)
           pass.next_chunk_starts[digit] = chunk_start + exclusive + tile_count;
       }
@@ -451,27 +480,31 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // digits find each other (lanes_with_same_digit: one ballot per digit bit; a partial tile's
     // past-the-end lanes, digit kDigits, also split on that ninth bit); the highest of them moves
     // the warp's counter on by the group's size with one atomic and hands the old value to the
-    // group (a shuffle), and each lane's rank is that value plus the group's lanes below it.
-    // Steps run in key order, so the rank is stable. A rank is final the moment it is known, so
-    // the key goes to its place in the tile at once; pair sorts keep the ranks for the values.
-    // A rank is below the tile size (at most 7680 < 2^16): pair sorts keep two to a register,
-    // which halves what the values phase holds besides the values themselves.
-    static_assert(kTileItems <= 0x10000u, "tile ranks fit 16 bits");
+    // group (a shuffle), and each lane's rank is that value plus the group's lanes below it. Steps
+    // run in key order, so the rank is stable. A rank is final the moment it is known, so the key
+    // goes to its place in the tile at once; pair sorts keep the ranks for the values, two to a
+    // register (a rank is below the tile size, < 2^16), which halves what the values phase holds
+    // besides the values themselves. (CUB's other match, each lane ORing its bit into a shared
+    // mask per warp and digit, measured no faster here: 2^28 u32 keys 5.72 ms against 5.75,
+    // 2^24 0.429 against 0.414, (f32, i64) pairs 4% slower.)
     [[maybe_unused]] std::uint32_t packed_ranks[kHasValues ? (kK + 1) / 2 : 1] = {};
     const std::uint32_t lanes_below = (1u << lane) - 1u;
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
       const std::uint32_t d = digit_at(i);
+      const bool has_digit = kFullTile || d < kDigits;
       const std::uint32_t peers = kFullTile ? lanes_with_same_digit<kRadixBits>(d)
                                             : lanes_with_same_digit<kRadixBits + 1>(d);
       const std::uint32_t leader = 31u - __clz(peers);
       std::uint32_t first = 0;
-      if (d < kDigits && lane == leader)
-        first = atomicAdd(&warp_counts[warp][d], static_cast<std::uint32_t>(__popc(peers)));
+      if (has_digit && lane == leader)
+        first = atomicAdd(&shared.warp_counts[warp][d], static_cast<std::uint32_t>(__popc(peers)));
       const std::uint32_t rank =
           __shfl_sync(0xffffffffu, first, leader) + __popc(peers & lanes_below);
-      if (in_tile(position(i))) storage.keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
-      if constexpr (kHasValues) packed_ranks[i / 2] |= rank << (16 * (i % 2));
+      if (in_tile(position(i))) {
+        shared.exchange.keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
+        if constexpr (kHasValues) packed_ranks[i / 2] |= rank << (16 * (i % 2));
+      }
       if (trace.ranks != nullptr && d < kDigits) {
         trace.ranks[tile_first + position(i)] = rank;
         trace.digits[tile_first + position(i)] = d;
@@ -481,7 +514,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // Pair sorts load their values now, so that the look-back hides this latency too; values
     // wider than the keys wait until after it (held across it, they spilled registers).
     [[maybe_unused]] std::conditional_t<kHasValues, Value, char> values[kHasValues ? kK : 1];
-    constexpr bool kEarlyValues = kHasValues && sizeof(ExchangedValue) <= sizeof(Bits);
+    constexpr bool kEarlyValues =
+        kHasValues && sizeof(typename Tile::ExchangedValue) <= sizeof(Bits);
     const auto load_values = [&] {
       if constexpr (kHasValues) {
 #pragma unroll
@@ -504,9 +538,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     for (int j = 0; j < kK; ++j) {
       const std::uint32_t p = t + j * kThreadsPerBlock;
       if (in_tile(p)) {
-        const Key key = KeyTraits<Key>::from_raw_bits(storage.keys[p]);
+        const Key key = KeyTraits<Key>::from_raw_bits(shared.exchange.keys[p]);
         const std::uint32_t d = digit_of(key, pass.first_bit, pass.num_bits, pass.descending);
-        target_keys[global_offset[d] + p] = key;
+        target_keys[shared.global_offset[d] + p] = key;
         if constexpr (kHasValues) packed_digits[j / 4] |= d << (8 * (j % 4));
       }
     }
@@ -528,7 +562,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
         for (int i = 0; i < kK; ++i) {
           const std::uint32_t rank = (packed_ranks[i / 2] >> (16 * (i % 2))) & 0xFFFFu;
           if (in_tile(position(i)) && rank - first_rank < kRoundItems)
-            storage.values[rank - first_rank] = values[i];
+            shared.exchange.values[rank - first_rank] = values[i];
         }
         __syncthreads();
 #pragma unroll
@@ -536,7 +570,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
           const std::uint32_t p = t + j * kThreadsPerBlock;
           if (in_tile(p)) {
             const std::uint32_t d = (packed_digits[j / 4] >> (8 * (j % 4))) & 0xFFu;
-            target_values[global_offset[d] + p] = storage.values[p - first_rank];
+            target_values[shared.global_offset[d] + p] = shared.exchange.values[p - first_rank];
           }
         }
       }

@@ -8,6 +8,7 @@
 ///
 /// Verified on the H100 (ctest -L stage08, compute-sanitizer).
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <type_traits>
 
@@ -85,6 +86,26 @@ Scratch plan_scratch(std::size_t n, bool with_values, int places, std::size_t ch
   return scratch;
 }
 
+/// Lets the onesweep kernel of one instantiation take its whole tile storage as dynamic shared
+/// memory on the current device: past 48 KiB a kernel must ask for it, once per device. A
+/// function attribute, not work on a stream: no synchronisation, and allowed while a stream is
+/// being captured into a graph.
+template <typename Key, typename Value, bool kHasValues>
+void allow_tile_storage() {
+  constexpr std::size_t bytes = sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage);
+  if constexpr (bytes > 48 * 1024) {
+    static std::atomic<std::uint64_t> done_devices{0};  // bit d: device d is set up
+    int device = 0;
+    SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+    const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+    if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return;
+    SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(onesweep_kernel<Key, Value, kHasValues>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(bytes)));
+    done_devices.fetch_or(bit, std::memory_order_relaxed);
+  }
+}
+
 /// Queues one launch: clear the status words, run the onesweep kernel.
 template <typename Key, typename Value, bool kHasValues>
 void launch_pass(const PassArrays<Key, Value>& arrays, const PassParams& params,
@@ -92,8 +113,11 @@ void launch_pass(const PassArrays<Key, Value>& arrays, const PassParams& params,
   SORTLAB_CUDA_CHECK(
       cudaMemsetAsync(params.tile_status, 0,
                       std::size_t{params.num_tiles} * kDigits * sizeof(std::uint32_t), stream));
+  allow_tile_storage<Key, Value, kHasValues>();
   onesweep_kernel<Key, Value, kHasValues>
-      <<<params.num_tiles, kThreadsPerBlock, 0, stream>>>(arrays, params, trace);
+      <<<params.num_tiles, kThreadsPerBlock,
+         sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage), stream>>>(arrays, params,
+                                                                                   trace);
   SORTLAB_CHECK_LAUNCH();
 }
 

@@ -80,15 +80,20 @@ inline constexpr unsigned kLookbackBackoffNs = 0;
 /// Warps per block of the onesweep kernel.
 inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
 
+/// Shared memory of one SM of the target GPU (the H100: 228 KiB, of which each block uses 1 KiB
+/// for the system): the onesweep kernel's blocks per SM are checked against it at compile time.
+inline constexpr std::size_t kSharedMemoryPerSm = 228 * 1024;
+
 /// Keys per thread of the onesweep kernel for keys of \p key_bytes bytes: 20 for keys of up to 4
-/// bytes (7680-key tiles, CUB's sm90 tile for 32-bit keys), 8 for 8-byte keys (3072-key tiles).
-/// The warps' counters sit beside the exchange buffer (the keys go to shared memory as they are
-/// ranked), so 24 (9216 keys, measured best when the two shared one buffer: 7.38 ms at 2^28 u32
-/// against 8.69 with 16) no longer fits 48 KiB of static shared memory; with the counters apart
-/// and three blocks per SM, 20 took 5.75 ms (README).
+/// bytes (7680-key tiles, CUB's sm90 tile for 32-bit keys), 16 for 8-byte keys (6144-key tiles;
+/// CUB's is 384 x 15). The warps' counters sit beside the exchange buffer (the keys go to shared
+/// memory as they are ranked). Measured on the H100 at 2^28 (README): u32 keys with 20 at three
+/// blocks per SM 5.75 ms (24 no longer fits beside the counters at three blocks); u64 keys 20.7 ms
+/// with 8 at three blocks, 19.1 with 12, 17.1 with 16 and 16.8 with 20 at two (20 spills 128
+/// bytes per thread in pair sorts, 16 at most 40).
 /// \param key_bytes sizeof(Key)
 constexpr int keys_per_thread_for(std::size_t key_bytes) {
-  return key_bytes <= 4 ? 20 : 8;
+  return key_bytes <= 4 ? 20 : 16;
 }
 
 /// Keys per tile of the onesweep kernel.
@@ -98,13 +103,16 @@ constexpr int tile_items_for(std::size_t key_bytes) {
 }
 
 /// Onesweep blocks an SM should hold at once; __launch_bounds__ then caps the registers at
-/// 65536 / (blocks * 384): 56 per thread for three blocks (keys only: the keys go to shared memory
-/// as they are ranked, so no ranks are held), 80 for two (pair sorts, which keep the ranks for the
-/// values and spilled heavily at 56). Measured on the H100 at 2^28 u32 (README): keys 7.03 ms at
-/// three blocks against 7.60 at two; pairs 9.90 at two against 13.9 at three.
+/// 65536 / (blocks * 384): 56 per thread for three blocks, 80 for two. Keys-only sorts of keys
+/// of up to 4 bytes take three (the keys go to shared memory as they are ranked, so no ranks are
+/// held); pair sorts, which keep the ranks for the values and spilled heavily at 56, and 8-byte
+/// keys, whose 16 keys per thread alone take 32 registers, take two. Measured on the H100 at 2^28
+/// (README): u32 keys 7.03 ms at three blocks against 7.60 at two; u32 pairs 9.90 at two against
+/// 13.9 at three; u64 keys 25.3 ms at three blocks with 15 keys per thread, 17.1 at two with 16.
 /// \param has_values whether the sort moves values
-constexpr int onesweep_blocks_per_sm(bool has_values) {
-  return has_values ? 2 : 3;
+/// \param key_bytes sizeof(Key)
+constexpr int onesweep_blocks_per_sm(bool has_values, std::size_t key_bytes) {
+  return has_values || key_bytes > 4 ? 2 : 3;
 }
 
 /// Threads per block of the histogram kernel.

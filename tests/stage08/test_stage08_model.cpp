@@ -571,13 +571,15 @@ TEST(Stage08Chunks, WholeTilesUpTo2Pow30AndTheScratchGrowsPerChunk) {
 TEST(Stage08Constants, TilesAndPasses) {
   EXPECT_EQ(stage08::kDigits, 256);
   // 384 threads (measured on the H100 against 256 and 512; README), 20 keys per thread for keys
-  // of up to 32 bits (24 no longer fits static shared memory beside the counters) and 8 for
-  // 64-bit keys; three blocks per SM for keys only, two for pairs (measured).
+  // of up to 32 bits and 16 for 64-bit keys; three blocks per SM for keys of up to 32 bits
+  // only, two for pairs and 64-bit keys (all measured).
   EXPECT_EQ(stage08::kThreadsPerBlock, 384);
   EXPECT_EQ(stage08::tile_items_for(4), 384 * 20);
-  EXPECT_EQ(stage08::tile_items_for(8), 384 * 8);
-  EXPECT_EQ(stage08::onesweep_blocks_per_sm(false), 3);
-  EXPECT_EQ(stage08::onesweep_blocks_per_sm(true), 2);
+  EXPECT_EQ(stage08::tile_items_for(8), 384 * 16);
+  EXPECT_EQ(stage08::onesweep_blocks_per_sm(false, 4), 3);
+  EXPECT_EQ(stage08::onesweep_blocks_per_sm(true, 4), 2);
+  EXPECT_EQ(stage08::onesweep_blocks_per_sm(false, 8), 2);
+  EXPECT_EQ(stage08::onesweep_blocks_per_sm(true, 8), 2);
   EXPECT_EQ(stage08::num_passes(32), 4);
   EXPECT_EQ(stage08::num_passes(64), 8);
   EXPECT_EQ(stage08::num_passes(26), 4);
