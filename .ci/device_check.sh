@@ -8,7 +8,9 @@
 #
 # Environment knobs: STAGES="stage00 stage01 ..." (sanitizer targets), SANITIZE=0 to skip the
 # sanitizers, SANITIZER_TIMEOUT (seconds per sanitizer run, default 500), SANITIZER_SHARDS
-# (processes per program and tool, default 3), MEMCHECK_MAX_N, SCAN_SANITIZER_MAX_N and
+# (processes per program and tool, default 3), SANITIZER_JOBS (sanitizer runs at once, default
+# 16; all stages' runs then take longer than one 10-minute device call: split them with STAGES),
+# MEMCHECK_MAX_N, SCAN_SANITIZER_MAX_N and
 # RACECHECK_MAX_N (test size caps), BENCH=none|quick|table (default quick), CTEST_EXTRA (extra
 # ctest arguments), SKIP_CTEST=1 (sanitizers and benchmarks only), LARGE=0 to skip the `large`
 # label (one 2^30-key keys and pairs sort per stage, run one at a time, beside the other steps),
@@ -98,6 +100,10 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     fi
     for tool in memcheck racecheck; do
       for ((shard = 0; shard < shards; ++shard)); do
+        # At most SANITIZER_JOBS runs at once: each is bound by the sanitizer's host-side work,
+        # and 48 at once on 16 cores ran past their time limits (2026-11-24: 19 of 60 runs of
+        # five stages timed out at 370 s; the same runs, 24 or 36 at a time, all but one passed).
+        while [ "$(jobs -rp | wc -l)" -ge "${SANITIZER_JOBS:-16}" ]; do wait -n; done
         sanitize "$stage" "$tool" "$shard" &
         sanitizer_pids+=($!)
       done
