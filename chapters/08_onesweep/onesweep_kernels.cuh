@@ -234,10 +234,12 @@ struct OnesweepTile {
   static constexpr std::uint32_t kWarpItems = 32 * kK;  ///< a warp's share of the tile
   /// The key's raw bits: what the exchange buffer holds.
   using Bits = typename KeyTraits<Key>::Bits;
+  /// The value type (a placeholder byte for a keys-only sort).
   using ExchangedValue = std::conditional_t<kHasValues, Value, unsigned char>;
-  // Values go through shared memory in rounds, so that they never need more of it than a tile
-  // of 4-byte keys (or of the keys, when wider): u32 keys with u64 values take two rounds of half
-  // a tile each, and so do u8 keys with u64 values.
+  /// Bytes per item of the exchange buffer: the keys', at least 4. Values go through shared
+  /// memory in rounds, so that they never need more of it than a tile of 4-byte keys (or of the
+  /// keys, when wider): u32 keys with u64 values take two rounds of half a tile each, and so do u8
+  /// keys with u64 values.
   static constexpr std::size_t kExchangeItemBytes = sizeof(Bits) > 4 ? sizeof(Bits) : 4;
   /// Rounds in which the values go through the exchange buffer.
   static constexpr int kValueRounds = kHasValues && sizeof(ExchangedValue) > kExchangeItemBytes
@@ -252,10 +254,11 @@ struct OnesweepTile {
     // place in shared memory the moment it is ranked (no array of ranks held in registers for a
     // keys-only sort); the keys and the values take turns in the exchange buffer.
     std::uint32_t warp_counts[kWarpsPerBlock][kDigits];  ///< rank: per warp, per digit
+    /// The keys and then the values, in tile rank order (they take turns).
     union Exchange {
       Bits keys[kTileItems];                                              ///< the tile by rank
       ExchangedValue values[kHasValues ? kTileItems / kValueRounds : 1];  ///< the values by rank
-    } exchange;
+    } exchange;  ///< the tile sorted by digit, on its way to coalesced global writes
     BlockScanStorage<kThreadsPerBlock> scan;  ///< the block scan of the tile's digit counts
     /// Output position of the tile's first key of digit d, minus that key's tile rank: the key at
     /// tile rank p with digit d goes to global_offset[d] + p (64-bit: a sort may pass 2^32 keys).
