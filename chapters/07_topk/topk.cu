@@ -5,7 +5,7 @@
 /// instantiations for f32, u32, i32, f64, i64, f16 and bf16 values.
 ///
 /// Status: both schedules, with candidate filtering, pass the stage07 GPU suite and
-/// compute-sanitizer on an H100 (2026-11-23).
+/// compute-sanitizer on an H100 (2026-11-24).
 #include <algorithm>
 #include <string>
 

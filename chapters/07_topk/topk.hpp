@@ -45,7 +45,8 @@
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
 /// Status: both schedules, with candidate filtering, pass the stage07 GPU suite and
-/// compute-sanitizer on an H100 (2026-11-23); far from issue 18's speed targets (README).
+/// compute-sanitizer on an H100 (2026-11-24, README for the one racecheck run past its time
+/// limit); 5-25% of the floor, far from issue 18's speed targets (README).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -72,11 +73,14 @@ struct SortTile {
   int keys_per_thread;  ///< keys each thread holds: the tile is kBlockThreads times this
   int radix_bits;       ///< digit width of its passes
 };
-/// The block sort's tiles, smallest first: 256, 1024 and 2048 keys. A row's answers use the
-/// smallest tile that holds k (sort_tile_for()), so k = 50 sorts 256 keys, not 2048. The small
-/// tiles use 4-bit digits: with few keys per thread, clearing and scanning each thread's 2^(r-1)+1
-/// packed counter words costs more than the keys, so more, cheaper passes win (stage 06's small
-/// tiles chose the same); the 2048-key tile keeps the 6 bits it was verified with.
+/// The answer sort's tiles, smallest first: 256, 1024 and 2048 keys. A row's answers use the
+/// smallest tile that holds k (sort_tile_for()), so k = 50 sorts 256 keys, not 2048. Tile 0
+/// (one answer per thread) is ordered by counting ranks (topk_kernels.cuh, sort_few_answers():
+/// cheaper than any radix pass for so few keys), so its radix_bits are unused; the others are
+/// stage 05's block sort. The middle tile uses 4-bit digits: with few keys per thread, clearing
+/// and scanning each thread's 2^(r-1)+1 packed counter words costs more than the keys, so more,
+/// cheaper passes win (stage 06's small tiles chose the same); the 2048-key tile keeps the 6
+/// bits it was verified with.
 inline constexpr SortTile kSortTiles[] = {{1, 4}, {4, 4}, {8, 6}};
 /// Number of tiles in kSortTiles.
 inline constexpr int kNumSortTiles = 3;
@@ -111,8 +115,10 @@ inline constexpr std::size_t kMaxRows = (std::size_t{1} << 31) - 1;
 /// Fewest values a block of the several-blocks-per-row schedule gets (16 per thread) when the
 /// rule picks the split: below that, a pass's launch costs more than the block's counting saves.
 inline constexpr std::size_t kMinValuesPerBlock = 16 * std::size_t{kBlockThreads};
-/// Blocks per multiprocessor the split aims for (256-thread blocks of ~64 registers per thread:
-/// four fit on an H100 SM), so that the grid of one pass is about one full wave.
+/// Blocks per multiprocessor the split aims for, so that the grid of one pass is one full wave;
+/// the pass kernel's `__launch_bounds__` hold it to 64 registers per thread so that four
+/// 256-thread blocks do fit an SM (at 67 registers three did, and one row of 2^28 took 1.33
+/// waves: 1.88 ms against 1.55).
 inline constexpr std::size_t kBlocksPerSm = 4;
 /// Largest grid the split aims for, whatever the GPU: the scratch is planned for it without
 /// asking the device (the size query makes no CUDA call), so a GPU with more than
@@ -132,6 +138,9 @@ inline constexpr std::size_t kTestValuesPerBlock = 2 * std::size_t{kBlockThreads
 /// quarter of it for f32 before alignment) while letting any pass whose prefix leaves at most
 /// 1/16 of the row filter; a guess until measured.
 inline constexpr std::size_t kCandidateDivisor = 16;
+/// 16-byte loads each thread issues before counting any of their values (count phase of both
+/// schedules): 4 x 16 bytes per thread, 64 KiB in flight on an SM of four 256-thread blocks.
+inline constexpr int kCountVectorsPerThread = 4;
 /// Entries per thread of one tile of the filter of several blocks per row: a warp compacts
 /// 32 x 8 entries with eight ballots, and the block needs one barrier per 2048 entries (not one
 /// block scan per 256).

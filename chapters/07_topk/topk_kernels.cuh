@@ -54,10 +54,16 @@ template <typename Bits, int kTile>
 using AnswerSort = stage05::BlockRadixSort<Bits, kBlockThreads, kSortTiles[kTile].keys_per_thread,
                                            std::uint32_t, kSortTiles[kTile].radix_bits>;
 
+/// Shared memory of the rank sort of tile 0 (at most 256 answers): their select bits.
+template <typename Bits>
+struct FewAnswersStorage {
+  Bits bits[kSortTile0Keys];  ///< answer i's select bits
+};
+
 /// Shared memory of the answer sort: the tiles are never live at once.
 template <typename Bits>
 union AnswerSortStorage {
-  typename AnswerSort<Bits, 0>::TempStorage tile0;  ///< 256 keys
+  FewAnswersStorage<Bits> tile0;                    ///< 256 keys (rank sort)
   typename AnswerSort<Bits, 1>::TempStorage tile1;  ///< 1024 keys
   typename AnswerSort<Bits, 2>::TempStorage tile2;  ///< 2048 keys
 };
@@ -156,17 +162,68 @@ struct MultiBlockArrays {
 
 // ---- The phases ---------------------------------------------------------------------------------
 
-/// Phase **count**: adds the digit at \p shift of every value of `row[begin, end)` that matches
-/// \p prefix to the shared \p counts (zeroed by the caller, who also syncs before reading them).
+/// Counts one value (part of phase **count**): adds its digit at \p shift to \p counts when its
+/// select bits match \p prefix. One shared atomic per value: adding a warp's equal digits with
+/// one atomic (`__match_any_sync`, then the lowest lane adds the group's size) was measured and
+/// is slower, even on uniform [0, 1) floats, whose top digit is the same for half the values
+/// (README, "What each step bought").
 template <typename T>
-__device__ __forceinline__ void count_digits(const T* row, std::size_t begin, std::size_t end,
+__device__ __forceinline__ void count_value(const T& value,
+                                            SelectPrefix<typename SelectKey<T>::Bits> prefix,
+                                            int shift, bool largest, std::uint32_t* counts) {
+  const typename SelectKey<T>::Bits bits = SelectKey<T>::bits(value, largest);
+  if (prefix.matches(bits)) atomicAdd(counts + digit_at(bits, shift), 1u);
+}
+
+/// Phase **count**: adds the digit at \p shift of every value of `values[0, size)` that matches
+/// \p prefix to the shared \p counts (zeroed by the caller, who also syncs before reading them).
+/// Counting a row is bound by how many bytes are in flight, not by arithmetic: one 4-byte load
+/// per thread at a time keeps about a sixth of the H100's bandwidth busy (issue 18's first
+/// measurements: about 350 GB/s). So the aligned body of the array is read with 16-byte loads,
+/// kCountVectorsPerThread of them issued before any value is counted; the few values before the
+/// first 16-byte boundary and after the last whole vector are read one per thread.
+template <typename T>
+__device__ __forceinline__ void count_digits(const T* values, std::uint32_t size,
                                              SelectPrefix<typename SelectKey<T>::Bits> prefix,
                                              int shift, bool largest, std::uint32_t* counts) {
-  using Bits = typename SelectKey<T>::Bits;
-  for (std::size_t i = begin + threadIdx.x; i < end; i += kBlockThreads) {
-    const Bits bits = SelectKey<T>::bits(row[i], largest);
-    if (prefix.matches(bits)) atomicAdd(counts + digit_at(bits, shift), 1u);
+  constexpr std::uint32_t kPerVector = sizeof(uint4) / sizeof(T);
+  static_assert(sizeof(uint4) % sizeof(T) == 0, "whole values per 16-byte load");
+  const auto address = reinterpret_cast<std::uintptr_t>(values);
+  // Values before the first 16-byte boundary (values is aligned to sizeof(T)).
+  std::uint32_t head =
+      static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) % sizeof(uint4)) /
+      static_cast<std::uint32_t>(sizeof(T));
+  head = head < size ? head : size;
+  if (threadIdx.x < head) count_value<T>(values[threadIdx.x], prefix, shift, largest, counts);
+  const std::uint32_t vectors = (size - head) / kPerVector;
+  const uint4* body = reinterpret_cast<const uint4*>(values + head);
+  std::uint32_t v = threadIdx.x;
+  constexpr std::uint32_t kStride = kBlockThreads;
+  for (; v + (kCountVectorsPerThread - 1) * kStride < vectors;
+       v += kCountVectorsPerThread * kStride) {
+    uint4 loaded[kCountVectorsPerThread];
+#pragma unroll
+    for (int u = 0; u < kCountVectorsPerThread; ++u) loaded[u] = body[v + u * kStride];
+#pragma unroll
+    for (int u = 0; u < kCountVectorsPerThread; ++u) {
+      T items[kPerVector];
+      memcpy(items, &loaded[u], sizeof(uint4));
+#pragma unroll
+      for (std::uint32_t e = 0; e < kPerVector; ++e)
+        count_value<T>(items[e], prefix, shift, largest, counts);
+    }
   }
+  for (; v < vectors; v += kStride) {
+    const uint4 loaded = body[v];
+    T items[kPerVector];
+    memcpy(items, &loaded, sizeof(uint4));
+#pragma unroll
+    for (std::uint32_t e = 0; e < kPerVector; ++e)
+      count_value<T>(items[e], prefix, shift, largest, counts);
+  }
+  // Fewer than kPerVector values after the last whole vector.
+  const std::uint32_t tail = head + vectors * kPerVector + threadIdx.x;
+  if (tail < size) count_value<T>(values[tail], prefix, shift, largest, counts);
 }
 
 /// Phase **choose digit** (all threads call it): thread t holds \p count, the row's number of
@@ -255,17 +312,22 @@ __device__ __forceinline__ void count_and_filter(
     std::uint32_t kept_columns[kInPlace ? kItems : 1];
     std::uint32_t ballots[kItems];
     std::uint32_t warp_total = 0;
+    // Every load of the tile is issued before any value is looked at: the loop is bound by
+    // the bytes in flight (see count_digits()).
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t i = first + 32u * static_cast<std::uint32_t>(j);
+      kept_values[j] = i < source.size ? source.values[i] : T{};
+    }
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t i = first + 32u * static_cast<std::uint32_t>(j);
       bool keep = false;
-      kept_values[j] = T{};
       if constexpr (kInPlace) kept_columns[j] = 0;
       if (i < source.size) {
-        kept_values[j] = source.values[i];
         const Bits bits = SelectKey<T>::bits(kept_values[j], largest);
         const Bits fixed = static_cast<Bits>(bits & prefix.mask);
-        if (fixed == prefix.desired) atomicAdd(counts + digit_at(bits, shift), 1u);
+        count_value<T>(kept_values[j], prefix, shift, largest, counts);
         keep = fixed >= prefix.desired;
         // Read before the barrier: filtering in place, another thread may overwrite entry i
         // after it.
@@ -400,6 +462,40 @@ __device__ __forceinline__ void sort_answers(
   }
 }
 
+/// Phase **sort** for at most kSortTile0Keys answers (all threads call it): thread i < k holds
+/// answer i and counts the answers that go before it, those with larger select bits and those
+/// with equal bits at a lower slot, which is its place. For so few answers, k comparisons per
+/// thread from shared memory (every thread reads the same word at once: a broadcast) cost less
+/// than a radix sort's eight 4-bit passes with their barriers (16384 rows of 4096 with k = 8:
+/// 0.16 ms of 0.72 went to that sort). The order is the radix sort's: best first, equal values
+/// in slot order, so ties stay in column order. Same contract as sort_answers().
+template <typename T>
+__device__ __forceinline__ void sort_few_answers(
+    T* values_out, std::int64_t* indices_out, std::uint32_t k, bool largest,
+    FewAnswersStorage<typename SelectKey<T>::Bits>& storage) {
+  using Bits = typename SelectKey<T>::Bits;
+  static_assert(kSortTile0Keys == kBlockThreads, "one answer per thread");
+  const std::uint32_t slot = threadIdx.x;
+  T value{};
+  std::int64_t index = 0;
+  Bits bits = 0;
+  if (slot < k) {
+    value = values_out[slot];
+    index = indices_out[slot];
+    bits = SelectKey<T>::bits(value, largest);
+    storage.bits[slot] = bits;
+  }
+  __syncthreads();  // every answer is read (and its bits published) before any is overwritten
+  if (slot >= k) return;
+  std::uint32_t place = 0;
+  for (std::uint32_t other = 0; other < k; ++other) {
+    const Bits other_bits = storage.bits[other];
+    place += (other_bits > bits || (other_bits == bits && other < slot)) ? 1u : 0u;
+  }
+  values_out[place] = value;
+  indices_out[place] = index;
+}
+
 /// Phase **sort** with the smallest tile that holds \p k (sort_tile_for(); block-uniform).
 template <typename T>
 __device__ __forceinline__ void sort_answers_for_k(
@@ -407,7 +503,7 @@ __device__ __forceinline__ void sort_answers_for_k(
     AnswerSortStorage<typename SelectKey<T>::Bits>& storage) {
   switch (sort_tile_for(k)) {
     case 0:
-      sort_answers<T, 0>(values_out, indices_out, k, largest, storage.tile0);
+      sort_few_answers<T>(values_out, indices_out, k, largest, storage.tile0);
       break;
     case 1:
       sort_answers<T, 1>(values_out, indices_out, k, largest, storage.tile1);
@@ -468,7 +564,7 @@ __device__ __forceinline__ std::uint32_t radix_select_row(
     } else {
       // Never from the list in practice (once the entries fit they keep fitting), but counting
       // needs no columns, so both sources work.
-      count_digits<T>(source.values, 0, source.size, prefix, shift, largest, storage.counts);
+      count_digits<T>(source.values, source.size, prefix, shift, largest, storage.counts);
     }
     __syncthreads();
     const std::uint32_t digit = owned_digit();
@@ -579,7 +675,7 @@ __device__ __forceinline__ SelectPrefix<typename SelectKey<T>::Bits> fixed_prefi
 ///    values above the chosen digit and its count of equal values, and exclusive scans over the
 ///    row's blocks, in block order, give every block its first beyond and equal slot.
 template <typename T>
-__global__ void __launch_bounds__(kBlockThreads)
+__global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     topk_count_pass_kernel(MultiBlockArrays<T> arrays, int pass) {
   using Bits = typename SelectKey<T>::Bits;
   // Only the select state: this kernel never sorts, so it does not pay for the sort's storage.
@@ -653,7 +749,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   } else {
     // Never from a list in practice (a pass that fits the list leaves its successor fitting
     // too: the entries only shrink), but counting needs no columns, so both sources work.
-    count_digits<T>(source.values, 0, source.size, prefix, shift, arrays.largest, storage.counts);
+    count_digits<T>(source.values, source.size, prefix, shift, arrays.largest, storage.counts);
   }
   __syncthreads();
   block_counts[threadIdx.x] = storage.counts[threadIdx.x];
@@ -670,8 +766,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   // 5. choose digit for the whole row
   const std::uint32_t digit = owned_digit();
   const std::uint32_t* row_counts = arrays.counts + row_index * arrays.blocks_per_row * kNumDigits;
-  // Eight independent loads in flight per thread: the sum is bound by L2 latency, not bandwidth.
-  constexpr std::uint32_t kInFlight = 8;
+  // Sixteen independent loads in flight per thread: the sum is bound by L2 latency, not
+  // bandwidth (528 blocks for one row of 2^28 on an H100: 33 round trips instead of 66 with 8).
+  constexpr std::uint32_t kInFlight = 16;
   std::uint32_t partial[kInFlight] = {};
   std::uint32_t b = 0;
   for (; b + kInFlight <= arrays.blocks_per_row; b += kInFlight) {
@@ -705,26 +802,49 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
   if (pass + 1 < num_passes<T>()) return;
 
-  // 6. plan the gather: one warp per block of the row (its 256 counts, 8 per lane).
+  // 6. plan the gather: a warp takes kPlanBlocksPerWarp blocks of the row at a time (their 256
+  // counts, 8 per lane, all loads issued before any is summed: like the sum above, this is one
+  // block walking a long array in L2, bound by latency).
   __syncthreads();  // storage.chosen is set
   const std::uint32_t last_digit = storage.chosen;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  constexpr unsigned kWarps = kBlockThreads / 32;
+  constexpr std::uint32_t kPlanBlocksPerWarp = 4;
+  constexpr unsigned kDigitsPerLane = kNumDigits / 32;
   BlockTally* row_tallies = arrays.tallies + row_index * arrays.blocks_per_row;
-  for (std::uint32_t b = warp; b < arrays.blocks_per_row; b += kBlockThreads / 32) {
-    const std::uint32_t* counts_of_b = row_counts + std::size_t{b} * kNumDigits;
-    std::uint32_t beyond = 0;
+  for (std::uint32_t first = warp * kPlanBlocksPerWarp; first < arrays.blocks_per_row;
+       first += kWarps * kPlanBlocksPerWarp) {
+    std::uint32_t counts_of[kPlanBlocksPerWarp][kDigitsPerLane];
 #pragma unroll
-    for (unsigned i = 0; i < kNumDigits / 32; ++i) {
-      const unsigned d = lane * (kNumDigits / 32) + i;
-      if (d > last_digit) beyond += __ldcg(counts_of_b + d);
+    for (std::uint32_t u = 0; u < kPlanBlocksPerWarp; ++u) {
+      const std::uint32_t b = first + u;
+#pragma unroll
+      for (unsigned i = 0; i < kDigitsPerLane; ++i)
+        counts_of[u][i] =
+            b < arrays.blocks_per_row
+                ? __ldcg(row_counts + std::size_t{b} * kNumDigits + lane * kDigitsPerLane + i)
+                : 0u;
     }
 #pragma unroll
-    for (unsigned offset = 16; offset > 0; offset >>= 1)
-      beyond += __shfl_down_sync(0xffffffffu, beyond, offset);
-    if (lane == 0) {
-      const std::uint32_t earlier = pass == 0 ? 0u : __ldcg(&row_tallies[b].beyond);
-      row_tallies[b].beyond = earlier + beyond;
-      row_tallies[b].equal = __ldcg(counts_of_b + last_digit);
+    for (std::uint32_t u = 0; u < kPlanBlocksPerWarp; ++u) {
+      const std::uint32_t b = first + u;
+      std::uint32_t beyond = 0, equal = 0;
+#pragma unroll
+      for (unsigned i = 0; i < kDigitsPerLane; ++i) {
+        const unsigned d = lane * kDigitsPerLane + i;
+        beyond += d > last_digit ? counts_of[u][i] : 0u;
+        equal += d == last_digit ? counts_of[u][i] : 0u;
+      }
+#pragma unroll
+      for (unsigned offset = 16; offset > 0; offset >>= 1) {
+        beyond += __shfl_down_sync(0xffffffffu, beyond, offset);
+        equal += __shfl_down_sync(0xffffffffu, equal, offset);
+      }
+      if (lane == 0 && b < arrays.blocks_per_row) {
+        const std::uint32_t earlier = pass == 0 ? 0u : __ldcg(&row_tallies[b].beyond);
+        row_tallies[b].beyond = earlier + beyond;
+        row_tallies[b].equal = equal;
+      }
     }
   }
   __syncthreads();  // the block's own global writes are visible to the whole block
