@@ -20,6 +20,7 @@
 #include "common/block_scan.cuh"
 #include "common/key_traits.hpp"
 #include "common/ping_pong_passes.hpp"
+#include "common/vector_loads.cuh"
 
 namespace sortlab::stage06 {
 
@@ -732,10 +733,12 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
       // 1. The segment's digit counts and their scan: where each digit's keys start.
       if (threadIdx.x < kLargeDigits) pass_storage.tile_count[threadIdx.x] = 0;
       __syncthreads();
-      for (std::uint32_t p = threadIdx.x; p < size; p += kBlockThreads)
-        atomicAdd(pass_storage.tile_count +
-                      large_pass_digit(source_keys[p], first_bit, pass_bits, range.descending),
-                  1u);
+      block_for_each_value<kBlockThreads, kLargeCountVectorsPerThread>(
+          source_keys, size, [&](const Key& key) {
+            atomicAdd(pass_storage.tile_count +
+                          large_pass_digit(key, first_bit, pass_bits, range.descending),
+                      1u);
+          });
       __syncthreads();
       {
         const std::uint32_t mine =

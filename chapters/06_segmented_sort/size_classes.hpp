@@ -135,6 +135,11 @@ struct TileShape {
 /// 05's device sort.
 inline constexpr int kBlockRadixBits = 6;
 
+/// 16-byte loads each thread of a large-class block issues before counting any of their keys,
+/// when a pass counts its segment's digits (common/vector_loads.cuh): one 4-byte key per thread
+/// at a time left the count bound by latency.
+inline constexpr int kLargeCountVectorsPerThread = 4;
+
 /// The tile of tile bin \p bin (9 .. 12): 512 = 128 x 4, 1024 = 128 x 8, 2048 = 256 x 8,
 /// 4096 = 256 x 16 keys.
 /// \param bin a tile bin, kFirstTileBin .. kLargeBin - 1

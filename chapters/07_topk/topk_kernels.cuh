@@ -29,6 +29,7 @@
 #include "chapters/07_topk/select_key.hpp"
 #include "chapters/07_topk/topk.hpp"
 #include "common/block_scan.cuh"
+#include "common/vector_loads.cuh"
 
 namespace sortlab::stage07 {
 
@@ -177,53 +178,15 @@ __device__ __forceinline__ void count_value(const T& value,
 
 /// Phase **count**: adds the digit at \p shift of every value of `values[0, size)` that matches
 /// \p prefix to the shared \p counts (zeroed by the caller, who also syncs before reading them).
-/// Counting a row is bound by how many bytes are in flight, not by arithmetic: one 4-byte load
-/// per thread at a time keeps about a sixth of the H100's bandwidth busy (issue 18's first
-/// measurements: about 350 GB/s). So the aligned body of the array is read with 16-byte loads,
-/// kCountVectorsPerThread of them issued before any value is counted; the few values before the
-/// first 16-byte boundary and after the last whole vector are read one per thread.
+/// Counting a row is bound by how many bytes are in flight, not by arithmetic, so the values are
+/// read with 16-byte loads, kCountVectorsPerThread of them issued before any value is counted
+/// (common/vector_loads.cuh; one 4-byte load at a time ran at about 350 GB/s).
 template <typename T>
 __device__ __forceinline__ void count_digits(const T* values, std::uint32_t size,
                                              SelectPrefix<typename SelectKey<T>::Bits> prefix,
                                              int shift, bool largest, std::uint32_t* counts) {
-  constexpr std::uint32_t kPerVector = sizeof(uint4) / sizeof(T);
-  static_assert(sizeof(uint4) % sizeof(T) == 0, "whole values per 16-byte load");
-  const auto address = reinterpret_cast<std::uintptr_t>(values);
-  // Values before the first 16-byte boundary (values is aligned to sizeof(T)).
-  std::uint32_t head =
-      static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) % sizeof(uint4)) /
-      static_cast<std::uint32_t>(sizeof(T));
-  head = head < size ? head : size;
-  if (threadIdx.x < head) count_value<T>(values[threadIdx.x], prefix, shift, largest, counts);
-  const std::uint32_t vectors = (size - head) / kPerVector;
-  const uint4* body = reinterpret_cast<const uint4*>(values + head);
-  std::uint32_t v = threadIdx.x;
-  constexpr std::uint32_t kStride = kBlockThreads;
-  for (; v + (kCountVectorsPerThread - 1) * kStride < vectors;
-       v += kCountVectorsPerThread * kStride) {
-    uint4 loaded[kCountVectorsPerThread];
-#pragma unroll
-    for (int u = 0; u < kCountVectorsPerThread; ++u) loaded[u] = body[v + u * kStride];
-#pragma unroll
-    for (int u = 0; u < kCountVectorsPerThread; ++u) {
-      T items[kPerVector];
-      memcpy(items, &loaded[u], sizeof(uint4));
-#pragma unroll
-      for (std::uint32_t e = 0; e < kPerVector; ++e)
-        count_value<T>(items[e], prefix, shift, largest, counts);
-    }
-  }
-  for (; v < vectors; v += kStride) {
-    const uint4 loaded = body[v];
-    T items[kPerVector];
-    memcpy(items, &loaded, sizeof(uint4));
-#pragma unroll
-    for (std::uint32_t e = 0; e < kPerVector; ++e)
-      count_value<T>(items[e], prefix, shift, largest, counts);
-  }
-  // Fewer than kPerVector values after the last whole vector.
-  const std::uint32_t tail = head + vectors * kPerVector + threadIdx.x;
-  if (tail < size) count_value<T>(values[tail], prefix, shift, largest, counts);
+  block_for_each_value<kBlockThreads, kCountVectorsPerThread>(
+      values, size, [&](const T& value) { count_value<T>(value, prefix, shift, largest, counts); });
 }
 
 /// Phase **choose digit** (all threads call it): thread t holds \p count, the row's number of
