@@ -591,6 +591,136 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
   sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
 }
 
+// ---- One block per row, the row in registers ---------------------------------------------------
+
+/// Loads columns `[t * V, t * V + V)` of \p row into thread t's \p values (blocked: the thread
+/// order is the column order), T{} past the row's end. A row that starts on a 16-byte boundary
+/// is read with 16-byte loads, all V values of a thread issued at once (the block reads a row of
+/// 4096 f32 in one round trip); other rows, and a thread's part at the row's end, one value at a
+/// time, still all issued before any is used.
+template <typename T, int V>
+__device__ __forceinline__ void load_row_blocked(const T* row, std::uint32_t length,
+                                                 T (&values)[V]) {
+  constexpr int kPerVector = static_cast<int>(sizeof(uint4) / sizeof(T));
+  static_assert(V % kPerVector == 0, "whole 16-byte vectors per thread");
+  const std::uint32_t first = threadIdx.x * static_cast<std::uint32_t>(V);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(row) % sizeof(uint4) == 0;
+  if (aligned && first + V <= length) {
+    const uint4* vectors = reinterpret_cast<const uint4*>(row + first);
+    uint4 loaded[V / kPerVector];
+#pragma unroll
+    for (int u = 0; u < V / kPerVector; ++u) loaded[u] = vectors[u];
+    memcpy(values, loaded, sizeof(values));
+  } else {
+#pragma unroll
+    for (int i = 0; i < V; ++i)
+      values[i] = first + static_cast<std::uint32_t>(i) < length ? row[first + i] : T{};
+  }
+}
+
+/// Blocks per SM the rows-in-registers kernel is compiled for: four (64 registers) for values
+/// of 4 bytes or less, whose 16 values per thread take 16 registers (at 73 registers, three
+/// blocks fit), two for 8-byte values, whose 32 would spill under 64.
+template <typename T>
+constexpr int register_rows_blocks_per_sm() {
+  return sizeof(T) <= 4 ? 4 : 2;
+}
+
+/// One block per row, the row read once into registers (rows of at most
+/// kMaxRegisterRowLength values; the rule's pick for short rows): the same phases as
+/// topk_rows_kernel, but **count** reads the thread's values from registers in every pass, so
+/// the row is read once where topk_rows_kernel reads it once per pass (its candidate list needs
+/// a pass to fill), and **gather** is one block scan: thread t holds columns `t x V ..`, so one
+/// exclusive scan of every thread's beyond and equal counts gives each thread its first slot in
+/// the documented order (beyond values in column order, then equal ones), where the
+/// memory-reading gather needs one scan per 256 values. Then the **sort**, as there.
+/// Launch num_rows blocks of kBlockThreads threads.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads, register_rows_blocks_per_sm<T>())
+    topk_register_rows_kernel(TopkArrays<T> arrays) {
+  using Bits = typename SelectKey<T>::Bits;
+  constexpr int V = kRegisterRowValuesPerThread;
+  __shared__ TopkStorage<Bits> storage;
+  typename TopkStorage<Bits>::Select& select = storage.select;
+  const std::size_t row_index = blockIdx.x;
+  const std::uint32_t length = arrays.row_length;
+  T* values_out = arrays.values_out + row_index * arrays.k;
+  std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
+  const std::uint32_t first = threadIdx.x * static_cast<std::uint32_t>(V);
+  const std::uint32_t valid = first < length ? min(static_cast<std::uint32_t>(V), length - first)
+                                             : 0u;  // this thread's columns inside the row
+  T values[V];
+  load_row_blocked<T, V>(arrays.values_in + row_index * length, length, values);
+
+  // Radix select: per pass **count** (from registers) and **choose digit**.
+  SelectPrefix<Bits> prefix;  // the same in every thread
+  std::uint32_t k_left = arrays.k;
+#pragma unroll 1
+  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+    const int shift = digit_shift<T>(pass);
+    select.counts[threadIdx.x] = 0;
+    __syncthreads();  // counters zeroed (and the previous pass's prefix read by everyone)
+#pragma unroll
+    for (int i = 0; i < V; ++i)
+      if (static_cast<std::uint32_t>(i) < valid)
+        count_value<T>(values[i], prefix, shift, arrays.largest, select.counts);
+    __syncthreads();
+    const std::uint32_t digit = owned_digit();
+    const std::uint32_t count = select.counts[digit];
+    std::uint32_t above = 0;
+    if (choose_digit(count, k_left, select.scan, above)) {  // exactly one thread
+      SelectPrefix<Bits> chosen = prefix;
+      chosen.fix(digit, shift);
+      select.desired = chosen.desired;
+      select.mask = chosen.mask;
+      select.k_left = k_left - above;
+    }
+    __syncthreads();  // the owner's prefix is visible
+    prefix.desired = select.desired;
+    prefix.mask = select.mask;
+    k_left = select.k_left;
+  }
+
+  // **Gather**: one scan of (beyond, equal) counts packed in one word (at most 4096 each).
+  static_assert(kMaxRegisterRowLength < (1u << 16), "16 bits per count in the packed scan");
+  const Bits kth_bits = prefix.desired;  // every bit is fixed after the last pass
+  const std::uint32_t equal_wanted = k_left, beyond_wanted = arrays.k - k_left;
+  std::uint32_t beyond = 0, equal = 0;
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    if (static_cast<std::uint32_t>(i) < valid) {
+      const Bits bits = SelectKey<T>::bits(values[i], arrays.largest);
+      beyond += bits > kth_bits ? 1u : 0u;
+      equal += bits == kth_bits ? 1u : 0u;
+    }
+  }
+  std::uint32_t totals = 0;
+  const std::uint32_t before =
+      block_exclusive_sum<kBlockThreads>(beyond | (equal << 16), select.scan, totals);
+  std::uint32_t beyond_slot = before & 0xffffu, equal_rank = before >> 16;
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    if (static_cast<std::uint32_t>(i) < valid) {
+      const Bits bits = SelectKey<T>::bits(values[i], arrays.largest);
+      std::uint32_t slot = arrays.k;  // k: not an answer
+      if (bits > kth_bits) {
+        slot = beyond_slot++;
+      } else if (bits == kth_bits) {
+        if (equal_rank < equal_wanted) slot = beyond_wanted + equal_rank;
+        ++equal_rank;
+      }
+      if (slot < arrays.k) {
+        values_out[slot] = values[i];
+        indices_out[slot] = static_cast<std::int64_t>(first + static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+  if (!arrays.sorted || arrays.k == 1) return;
+  // The answers are written and visible to the whole block; the select state is dead.
+  __syncthreads();
+  sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
+}
+
 // ---- Several blocks per row ---------------------------------------------------------------------
 
 /// The end of the span that starts at \p begin: a block's values_per_block, or the row's end.
