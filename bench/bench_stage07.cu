@@ -12,9 +12,8 @@
 /// Flags (besides sortlab's sampling flags, bench_config.hpp, and Google Benchmark's own):
 /// `--set=quick|torch|long|rows|llm|all` (default quick: a handful of shapes, well under a
 /// minute), `--sorted=0|1|both` (default both) and
-/// `--schedule=auto|one|multi|registers` (auto: stage 07's rule; the others force a schedule, to
-/// measure the rule; their names end in `/schedule:one`, `/schedule:multi` or
-/// `/schedule:registers`, and `registers` skips rows longer than 4096). Counters blocks_per_row and
+/// `--schedule=auto|one|multi` (auto: stage 07's rule; one, multi: force a schedule, to measure
+/// the rule; their names end in `/schedule:one` or `/schedule:multi`). Counters blocks_per_row and
 /// several_blocks say which schedule ran. Example:
 /// `bench_stage07 --set=llm --sorted=0`.
 ///
@@ -119,12 +118,10 @@ Stage07Flags take_flags(int& argc, char** argv) {
       flags.sorted = s != "0";
     } else if (const char* schedule = value_of("--schedule=")) {
       const std::string s = schedule;
-      require(s == "auto" || s == "one" || s == "multi" || s == "registers",
-              "--schedule must be auto, one, multi or registers");
-      flags.schedule = s == "one"         ? stage07::TopkSchedule::kOneBlockPerRow
-                       : s == "multi"     ? stage07::TopkSchedule::kBlocksPerRow
-                       : s == "registers" ? stage07::TopkSchedule::kRowInRegisters
-                                          : stage07::TopkSchedule::kAuto;
+      require(s == "auto" || s == "one" || s == "multi", "--schedule must be auto, one or multi");
+      flags.schedule = s == "one"     ? stage07::TopkSchedule::kOneBlockPerRow
+                       : s == "multi" ? stage07::TopkSchedule::kBlocksPerRow
+                                      : stage07::TopkSchedule::kAuto;
     } else {
       argv[kept++] = argv[i];
     }
@@ -265,7 +262,6 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   state.counters["blocks_per_row"] =
       static_cast<double>(split.several_blocks ? split.blocks_per_row : 1);
   state.counters["several_blocks"] = split.several_blocks ? 1.0 : 0.0;
-  state.counters["row_in_registers"] = split.row_in_registers ? 1.0 : 0.0;
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;
   state.counters["GBps"] = (in_bytes + out_bytes) / (ms * 1e-3) * 1e-9;
@@ -290,8 +286,6 @@ std::string schedule_suffix(const Stage07Flags& flags) {
       return "/schedule:one";
     case stage07::TopkSchedule::kBlocksPerRow:
       return "/schedule:multi";
-    case stage07::TopkSchedule::kRowInRegisters:
-      return "/schedule:registers";
     default:
       return "";
   }
@@ -312,10 +306,6 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
         measure_input_copy(state, key, n * value_bytes, n, config);
       });
     }
-    // Rows longer than the registers hold cannot run that schedule (topk() refuses them).
-    if (flags.schedule == stage07::TopkSchedule::kRowInRegisters &&
-        s.cols > stage07::kMaxRegisterRowLength)
-      continue;
     for (bool sorted : {true, false}) {
       if ((sorted && !flags.sorted) || (!sorted && !flags.unsorted)) continue;
       if (sorted && s.k > stage07::kMaxSortedK) continue;

@@ -139,14 +139,13 @@ if [ "$stage_benches" = 1 ]; then
   # 1.4 s per call; under a minute in all.
   say "stage 07: top-k, --set=quick"
   to_json stage07_quick "$stage07" --set=quick --max_time="$max_time" --timing="$timing"
-  for schedule in one multi registers; do
+  for schedule in one multi; do
     say "stage 07: top-k, --set=quick --schedule=$schedule"
     to_json "stage07_$schedule" "$stage07" --set=quick --sorted=0 --schedule="$schedule" \
       --benchmark_filter='^stage07' --max_time="$max_time" --timing="$timing"
   done
   "${merge[@]}" --out "$out_dir/stage07.json" quick="$out_dir/stage07_quick.json" \
-    schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json" \
-    schedule-registers="$out_dir/stage07_registers.json"
+    schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json"
   stage_args=(--stage06-json "$out_dir/stage06.json" --stage07-json "$out_dir/stage07.json")
 fi
 

@@ -1063,8 +1063,7 @@ STAGE_BENCHMARKS = {"stage06": ("segmented sort", "bench_stage06"),
 STAGE07_SORTED = "stage07-topk"
 STAGE07_UNSORTED = "stage07-topk-unsorted"
 TORCH_TOPK = "torch-topk"
-SCHEDULE_NAMES = {"one": "one block per row", "multi": "several blocks per row",
-                  "registers": "one block per row, the row in registers"}
+SCHEDULE_NAMES = {"one": "one block per row", "multi": "several blocks per row"}
 
 # Stage 06's peers, in their columns' order: entry and what it is.
 STAGE06_PEERS = (("cub-segmented-sort", "CUB DeviceSegmentedSort"),
@@ -1234,7 +1233,7 @@ def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
 
 STAGE07_SCHEDULE_HEADERS = ("rows × cols", "k", "output", "one block per row ms",
                             "several blocks per row ms", "blocks per row (several)", "faster",
-                            "the rule picks", "its pick is", "row in registers ms")
+                            "the rule picks", "its pick is")
 
 
 def stage07_schedule_table(data: StageData) -> Optional[str]:
@@ -1253,41 +1252,31 @@ def stage07_schedule_table(data: StageData) -> Optional[str]:
     for entry, shape in keys:
         one = index.get((entry, shape, "one"))
         multi = index.get((entry, shape, "multi"))
-        registers = index.get((entry, shape, "registers"))
         rule = index.get((entry, shape, ""))
-        # Every forced schedule measured on this shape, fastest first ("one" before "several"
-        # before "registers" on a tie).
-        measured = sorted(((r.median_ms, order, name, r) for order, (name, r) in enumerate(
-            (("one", one), ("several", multi), ("in registers", registers))) if r is not None),
-            key=lambda item: (item[0], item[1]))
         faster = DASH
-        if len(measured) >= 2:
-            faster = (f"{measured[0][2]}, "
-                      f"{fmt_ratio(speed_ratio(measured[1][3], measured[0][3]))}")
+        if one and multi:
+            quicker, slower = (one, multi) if one.median_ms <= multi.median_ms else (multi, one)
+            faster = (f"{'one' if quicker is one else 'several'}, "
+                      f"{fmt_ratio(speed_ratio(slower, quicker))}")
         picks, verdict = DASH, DASH
         if rule is not None and "several_blocks" in rule.counters:
             several = rule.counters["several_blocks"] >= 0.5
-            in_registers = rule.counters.get("row_in_registers", 0.0) >= 0.5
             blocks = rule.counters.get("blocks_per_row")
             picks = (f"several ({blocks:.0f} per row)" if several and blocks is not None
-                     else "several" if several else "one, in registers" if in_registers
-                     else "one")
-            picked = multi if several else registers if in_registers else one
-            others = [r for _, _, _, r in measured if r is not picked]
-            if picked and others:
-                best_other = others[0]
-                verdict = ("the faster" if picked.median_ms <= best_other.median_ms else
-                           f"the slower ({fmt_ratio(speed_ratio(picked, best_other))})")
+                     else "several" if several else "one")
+            picked, other = (multi, one) if several else (one, multi)
+            if picked and other:
+                verdict = ("the faster" if picked.median_ms <= other.median_ms else
+                           f"the slower ({fmt_ratio(speed_ratio(picked, other))})")
         blocks_multi = multi.counters.get("blocks_per_row") if multi else None
         rows.append([shape.shape + (f" {shape.key_type}" if shape.key_type != "f32" else ""),
                      str(shape.k), "sorted" if entry == STAGE07_SORTED else "unsorted",
                      fmt_ms(one.median_ms) if one else DASH,
                      fmt_ms(multi.median_ms) if multi else DASH,
                      f"{blocks_multi:.0f}" if blocks_multi is not None else DASH,
-                     faster, picks, verdict,
-                     fmt_ms(registers.median_ms) if registers else DASH])
+                     faster, picks, verdict])
     return markdown_table(STAGE07_SCHEDULE_HEADERS, rows,
-                          (False, True, False, True, True, True, False, False, False, True))
+                          (False, True, False, True, True, True, False, False, False))
 
 
 def stage07_sections(data: StageData, torch: Optional[ResultSet]) -> List[Tuple[str, str]]:
@@ -1323,11 +1312,9 @@ STAGE07_LEGEND = (
     "the floor* = floor ms / sorted ms (100% is the floor); *torch.topk ms* the same shape in "
     "torch_baseline.py's JSON and *torch / ours* its time / sorted ms (above 1× = stage 07 is "
     "faster), both blank where torch did not measure the shape. In the schedules table, "
-    "*faster* says which forced schedule won and by how much over the next fastest, *the rule "
-    "picks* is what the row without a forced schedule ran (one block per row with the row in "
-    "registers for rows of at most 4096 values), *its pick is* compares that schedule's forced "
-    "time with the fastest other one, and *row in registers ms* is that schedule forced (one "
-    "block per row, the row read once into registers; rows of at most 4096 values).\n")
+    "*faster* says which forced schedule won and by how much, *the rule picks* is what the row "
+    "without a forced schedule ran, and *its pick is* compares that schedule's forced time with "
+    "the other's.\n")
 
 STAGE06_HEADERS = ("segment size", "segments", "stage 06 ms", "p10–p90 ms",
                    "CUB DeviceSegmentedSort ms", "CUB DeviceSegmentedRadixSort ms", "best peer",

@@ -49,23 +49,18 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
   one.values_per_block = row_length;
   if (options.schedule == TopkSchedule::kOneBlockPerRow || num_rows == 0 || row_length == 0)
     return one;
-  RowSplit in_registers = one;
-  in_registers.row_in_registers = true;
-  if (options.schedule == TopkSchedule::kRowInRegisters) return in_registers;
-  // What the rule does when it picks one block per row: registers when the row fits them.
-  const RowSplit one_by_rule = row_length <= kMaxRegisterRowLength ? in_registers : one;
   const bool forced = options.schedule == TopkSchedule::kBlocksPerRow;
   if (options.values_per_block != 0) {
     const RowSplit split = split_by_span(row_length, options.values_per_block);
     // The rule still decides whether to split when only the span is given.
     if (forced || (split.blocks_per_row >= 2 && 2 * num_rows < target_blocks)) return split;
-    return one_by_rule;
+    return one;
   }
   const std::size_t by_length = divide_up(row_length, kMinValuesPerBlock);
   const std::size_t by_grid = divide_up(std::max<std::size_t>(target_blocks, 1), num_rows);
   const std::size_t blocks = std::max<std::size_t>(std::min(by_length, by_grid), 1);
   // Enough rows to give every SM two blocks already, or too short a row for two spans.
-  if (!forced && (blocks < 2 || 2 * num_rows >= target_blocks)) return one_by_rule;
+  if (!forced && (blocks < 2 || 2 * num_rows >= target_blocks)) return one;
   return split_by_span(row_length, divide_up(row_length, blocks));
 }
 
@@ -121,12 +116,6 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
            " (one tile of the block sort), got k = " + std::to_string(k) +
            "; ask for sorted = false and sort the k results separately";
   });
-  require(options.schedule != TopkSchedule::kRowInRegisters || row_length <= kMaxRegisterRowLength,
-          [&] {
-            return "topk: the rows-in-registers schedule takes rows of at most " +
-                   std::to_string(kMaxRegisterRowLength) +
-                   " values, got row_length = " + std::to_string(row_length);
-          });
   const ScratchPlan plan = plan_scratch(num_rows, row_length, k, sizeof(T), options);
   require(num_rows * plan.split.blocks_per_row <= kMaxRows, [&] {
     return "topk: " + std::to_string(num_rows) + " rows x " +
@@ -160,12 +149,6 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
                              ? select_schedule(num_rows, row_length, options,
                                                multi_block_target(multiprocessor_count()))
                              : plan.split;
-  if (split.row_in_registers) {
-    topk_register_rows_kernel<T>
-        <<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
-    SORTLAB_CHECK_LAUNCH();
-    return;
-  }
   if (!split.several_blocks) {
     topk_rows_kernel<T><<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
     SORTLAB_CHECK_LAUNCH();

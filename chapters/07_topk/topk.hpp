@@ -164,22 +164,11 @@ SORTLAB_HOST_DEVICE constexpr std::size_t candidate_capacity(std::size_t row_len
   return (row_length + kCandidateDivisor - 1) / kCandidateDivisor;
 }
 
-/// Values each thread of the rows-in-registers kernel holds: rows of at most
-/// `kBlockThreads x kRegisterRowValuesPerThread` = 4096 values are read once, into registers,
-/// and every pass and the gather work from there.
-inline constexpr int kRegisterRowValuesPerThread = 16;
-/// Longest row the rows-in-registers kernel takes.
-inline constexpr std::size_t kMaxRegisterRowLength =
-    std::size_t{kBlockThreads} * kRegisterRowValuesPerThread;
-
 /// Which schedule a call uses.
 enum class TopkSchedule {
   kAuto,            ///< the documented rule (select_schedule())
-  kOneBlockPerRow,  ///< always one block per row, reading the row from memory every pass
+  kOneBlockPerRow,  ///< always one block per row
   kBlocksPerRow,    ///< always the several-blocks-per-row kernels (even with one block per row)
-  /// One block per row with the row held in registers (rows of at most kMaxRegisterRowLength
-  /// values; a longer row with this schedule is an error).
-  kRowInRegisters,
 };
 
 /// Largest or smallest, sorted or not, and (for tests and measurements) the schedule.
@@ -196,7 +185,6 @@ struct TopkOptions {
 /// `values_per_block` values each (the last block of a row may get fewer).
 struct RowSplit {
   bool several_blocks = false;       ///< the several-blocks-per-row kernels run
-  bool row_in_registers = false;     ///< one block per row, the row held in registers
   std::size_t blocks_per_row = 1;    ///< blocks per row (1 for one block per row)
   std::size_t values_per_block = 0;  ///< span of one block (the row length for one block)
 };
@@ -212,11 +200,8 @@ std::size_t multi_block_target(std::size_t multiprocessors);
 /// `min(ceil(row_length / kMinValuesPerBlock), ceil(target_blocks / num_rows))` blocks per row,
 /// then the span rounded up to a multiple of kBlockThreads (and the blocks recounted). A forced
 /// kBlocksPerRow uses the same count, at least 1; a nonzero `options.values_per_block` fixes the
-/// span instead. When the rule picks one block per row and the row has at most
-/// kMaxRegisterRowLength values, the row is held in registers (`row_in_registers`: one read of
-/// the row instead of one per pass); a forced kOneBlockPerRow never does that, a forced
-/// kRowInRegisters always does (topk() rejects it for longer rows). The rule is monotone in
-/// \p target_blocks, so the scratch planned for kMaxTargetBlocks covers every GPU.
+/// span instead. The rule is monotone in \p target_blocks, so the scratch planned for
+/// kMaxTargetBlocks covers every GPU.
 /// \param num_rows rows
 /// \param row_length values per row (at least 1 when several blocks can be chosen)
 /// \param options the schedule and span options

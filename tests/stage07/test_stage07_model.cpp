@@ -574,41 +574,6 @@ TEST(Stage07Schedule, RuleOnAnH100) {
   EXPECT_FALSE(split(0, 100).several_blocks);
 }
 
-// Rows the rule gives one block each go to registers when they fit them (at most 4096 values):
-// read once instead of once per pass. Forcing one block per row keeps the reading kernel (the
-// tests run both); forcing registers on a longer row is an error with a message, before any
-// CUDA call (also as a size query).
-TEST(Stage07Schedule, ShortRowsGoToRegisters) {
-  const TopkOptions rule;
-  EXPECT_TRUE(stage07::select_schedule(16384, 4096, rule, 528).row_in_registers);
-  EXPECT_TRUE(stage07::select_schedule(1, 4096, rule, 528).row_in_registers);
-  EXPECT_TRUE(stage07::select_schedule(100000, 1, rule, 528).row_in_registers);
-  EXPECT_FALSE(stage07::select_schedule(16384, 4097, rule, 528).row_in_registers);
-  EXPECT_FALSE(stage07::select_schedule(4096, 32768, rule, 528).row_in_registers);
-  const stage07::RowSplit long_row = stage07::select_schedule(1, 4097, rule, 528);
-  EXPECT_TRUE(long_row.several_blocks);
-  EXPECT_FALSE(long_row.row_in_registers);
-  TopkOptions one;
-  one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
-  EXPECT_FALSE(stage07::select_schedule(16384, 4096, one, 528).row_in_registers);
-  TopkOptions in_registers;
-  in_registers.schedule = stage07::TopkSchedule::kRowInRegisters;
-  const stage07::RowSplit forced = stage07::select_schedule(1, 4096, in_registers, 528);
-  EXPECT_TRUE(forced.row_in_registers);
-  EXPECT_FALSE(forced.several_blocks);
-  EXPECT_EQ(forced.values_per_block, 4096u);
-  // The one-byte scratch of one block per row.
-  std::size_t bytes = 0;
-  stage07::topk<float>(nullptr, bytes, nullptr, 16384, 4096, 8, nullptr, nullptr, in_registers);
-  EXPECT_EQ(bytes, 1u);
-  expect_error(
-      [&] {
-        std::size_t query = 0;
-        stage07::topk<float>(nullptr, query, nullptr, 1, 4097, 8, nullptr, nullptr, in_registers);
-      },
-      "rows of at most 4096 values");
-}
-
 TEST(Stage07Schedule, ForcedSchedulesAndSpans) {
   TopkOptions one;
   one.schedule = stage07::TopkSchedule::kOneBlockPerRow;

@@ -234,9 +234,7 @@ class Stage07TableTest(unittest.TestCase):
             self.assertTrue(row[7].startswith("several" if rule["several_blocks"] else "one"))
         # On 4096 rows of 32768 the rule keeps one block per row, and the forced several-blocks
         # schedule (one block per row through the blocked kernels) was faster in this run.
-        self.assertEqual(rows["4096 × 32768"][7:9], ["one", "the slower (1.12×)"])
-        # That run forced no rows-in-registers schedule: its column is empty.
-        self.assertEqual(rows["4096 × 32768"][9], rt.DASH)
+        self.assertEqual(rows["4096 × 32768"][7:], ["one", "the slower (1.12×)"])
 
     def test_no_schedule_rows_no_schedule_table(self) -> None:
         document = copy.deepcopy(self.document)
