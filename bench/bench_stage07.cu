@@ -12,10 +12,10 @@
 /// Flags (besides sortlab's sampling flags, bench_config.hpp, and Google Benchmark's own):
 /// `--set=quick|torch|long|rows|llm|all` (default quick: a handful of shapes, well under a
 /// minute), `--sorted=0|1|both` (default both) and
-/// `--schedule=auto|one|multi` (auto: stage 07's rule; one, multi: force a schedule, to measure
-/// the rule; their names end in `/schedule:one` or `/schedule:multi`). Counters blocks_per_row and
-/// several_blocks say which schedule ran. Example:
-/// `bench_stage07 --set=llm --sorted=0`.
+/// `--schedule=auto|one|multi|warp` (auto: stage 07's rule; the others force a schedule, to
+/// measure the rule; their names end in `/schedule:one`, `/schedule:multi` or
+/// `/schedule:warp`, and `warp` skips rows longer than kMaxWarpRowLength). Counters blocks_per_row
+/// and several_blocks say which schedule ran. Example: `bench_stage07 --set=llm --sorted=0`.
 ///
 /// Inputs are uniform in [0, 1) like torch_baseline.py's torch.rand (bf16: the f32 value
 /// rounded), generated on the device; seed 1234 + slot for every shape.
@@ -118,9 +118,11 @@ Stage07Flags take_flags(int& argc, char** argv) {
       flags.sorted = s != "0";
     } else if (const char* schedule = value_of("--schedule=")) {
       const std::string s = schedule;
-      require(s == "auto" || s == "one" || s == "multi", "--schedule must be auto, one or multi");
+      require(s == "auto" || s == "one" || s == "multi" || s == "warp",
+              "--schedule must be auto, one, multi or warp");
       flags.schedule = s == "one"     ? stage07::TopkSchedule::kOneBlockPerRow
                        : s == "multi" ? stage07::TopkSchedule::kBlocksPerRow
+                       : s == "warp"  ? stage07::TopkSchedule::kWarpPerRow
                                       : stage07::TopkSchedule::kAuto;
     } else {
       argv[kept++] = argv[i];
@@ -262,6 +264,7 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   state.counters["blocks_per_row"] =
       static_cast<double>(split.several_blocks ? split.blocks_per_row : 1);
   state.counters["several_blocks"] = split.several_blocks ? 1.0 : 0.0;
+  state.counters["warp_per_row"] = split.warp_per_row ? 1.0 : 0.0;
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;
   state.counters["GBps"] = (in_bytes + out_bytes) / (ms * 1e-3) * 1e-9;
@@ -286,6 +289,8 @@ std::string schedule_suffix(const Stage07Flags& flags) {
       return "/schedule:one";
     case stage07::TopkSchedule::kBlocksPerRow:
       return "/schedule:multi";
+    case stage07::TopkSchedule::kWarpPerRow:
+      return "/schedule:warp";
     default:
       return "";
   }
@@ -306,6 +311,9 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
         measure_input_copy(state, key, n * value_bytes, n, config);
       });
     }
+    // Rows longer than one warp's limit cannot run that schedule (topk() refuses them).
+    if (flags.schedule == stage07::TopkSchedule::kWarpPerRow && s.cols > stage07::kMaxWarpRowLength)
+      continue;
     for (bool sorted : {true, false}) {
       if ((sorted && !flags.sorted) || (!sorted && !flags.unsorted)) continue;
       if (sorted && s.k > stage07::kMaxSortedK) continue;

@@ -4,7 +4,7 @@
 /// schedule rule and the scratch plan are pure host arithmetic (CPU-tested). Explicit
 /// instantiations for f32, u32, i32, f64, i64, f16 and bf16 values.
 ///
-/// Status: both schedules, with candidate filtering, pass the stage07 GPU suite and
+/// Status: all three schedules, with candidate filtering, pass the stage07 GPU suite and
 /// compute-sanitizer on an H100 (2026-11-24).
 #include <algorithm>
 #include <string>
@@ -49,18 +49,23 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
   one.values_per_block = row_length;
   if (options.schedule == TopkSchedule::kOneBlockPerRow || num_rows == 0 || row_length == 0)
     return one;
+  RowSplit per_warp = one;
+  per_warp.warp_per_row = true;
+  if (options.schedule == TopkSchedule::kWarpPerRow) return per_warp;
+  // What the rule does when it picks one block per row: one warp when the row is short enough.
+  const RowSplit one_by_rule = row_length <= kMaxWarpRowLength ? per_warp : one;
   const bool forced = options.schedule == TopkSchedule::kBlocksPerRow;
   if (options.values_per_block != 0) {
     const RowSplit split = split_by_span(row_length, options.values_per_block);
     // The rule still decides whether to split when only the span is given.
     if (forced || (split.blocks_per_row >= 2 && 2 * num_rows < target_blocks)) return split;
-    return one;
+    return one_by_rule;
   }
   const std::size_t by_length = divide_up(row_length, kMinValuesPerBlock);
   const std::size_t by_grid = divide_up(std::max<std::size_t>(target_blocks, 1), num_rows);
   const std::size_t blocks = std::max<std::size_t>(std::min(by_length, by_grid), 1);
   // Enough rows to give every SM two blocks already, or too short a row for two spans.
-  if (!forced && (blocks < 2 || 2 * num_rows >= target_blocks)) return one;
+  if (!forced && (blocks < 2 || 2 * num_rows >= target_blocks)) return one_by_rule;
   return split_by_span(row_length, divide_up(row_length, blocks));
 }
 
@@ -116,6 +121,11 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
            " (one tile of the block sort), got k = " + std::to_string(k) +
            "; ask for sorted = false and sort the k results separately";
   });
+  require(options.schedule != TopkSchedule::kWarpPerRow || row_length <= kMaxWarpRowLength, [&] {
+    return "topk: the one-warp-per-row schedule takes rows of at most " +
+           std::to_string(kMaxWarpRowLength) +
+           " values, got row_length = " + std::to_string(row_length);
+  });
   const ScratchPlan plan = plan_scratch(num_rows, row_length, k, sizeof(T), options);
   require(num_rows * plan.split.blocks_per_row <= kMaxRows, [&] {
     return "topk: " + std::to_string(num_rows) + " rows x " +
@@ -149,6 +159,18 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
                              ? select_schedule(num_rows, row_length, options,
                                                multi_block_target(multiprocessor_count()))
                              : plan.split;
+  if (split.warp_per_row) {
+    const std::size_t blocks = (num_rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock;
+    topk_warp_rows_kernel<T>
+        <<<static_cast<unsigned>(blocks), kBlockThreads, 0, stream>>>(arrays, num_rows);
+    SORTLAB_CHECK_LAUNCH();
+    if (options.sorted && k > kMaxWarpSortedK) {  // the warp ordered k <= 32 itself
+      topk_sort_rows_kernel<T>
+          <<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
+      SORTLAB_CHECK_LAUNCH();
+    }
+    return;
+  }
   if (!split.several_blocks) {
     topk_rows_kernel<T><<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
     SORTLAB_CHECK_LAUNCH();

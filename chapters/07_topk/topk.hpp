@@ -21,7 +21,10 @@
 ///   tensors). Sorted output needs k <= kMaxSortedK (one tile of stage 05's block sort); a
 ///   larger k with `sorted = true` is a sortlab::Error for now (README: next steps).
 ///
-/// Two schedules (select_schedule() picks one; TopkOptions::schedule can force either):
+/// Three schedules (select_schedule() picks one; TopkOptions::schedule can force any):
+/// - **one warp per row** (eight rows per block) for rows of at most kMaxWarpRowLength values
+///   that would get one block each: the same phases with warp scans, ballots and shuffles
+///   instead of block barriers, whose fixed cost per row dominates short rows.
 /// - **one block per row** (PyTorch's sbtopk): the block reads its row once per 8-bit digit
 ///   (four times for 32-bit values) to narrow down the k-th value, and once more to gather the
 ///   answers; everything lives in shared memory. Right when there are enough rows to fill the GPU.
@@ -44,7 +47,7 @@
 /// Usage follows CUB's temp-storage convention:
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
-/// Status: both schedules, with candidate filtering, pass the stage07 GPU suite and
+/// Status: all three schedules, with candidate filtering, pass the stage07 GPU suite and
 /// compute-sanitizer on an H100 (2026-11-24, README for the one racecheck run past its time
 /// limit); 5-25% of the floor, far from issue 18's speed targets (README).
 #pragma once
@@ -164,11 +167,30 @@ SORTLAB_HOST_DEVICE constexpr std::size_t candidate_capacity(std::size_t row_len
   return (row_length + kCandidateDivisor - 1) / kCandidateDivisor;
 }
 
+/// Longest row that one warp selects from (topk_warp_rows_kernel), and the rule's limit for
+/// it. One block of 256 threads per row pays fixed costs per row (barriers, block scans, 256
+/// counters cleared every pass) whatever the row's length: 6.0 ms for 2^19 rows of 128 values,
+/// where reading them takes 0.09 ms. A warp needs no block barrier and a block holds eight rows:
+/// 1.0 ms there, 0.44-0.51 against 0.87-0.92 ms for 67108 rows of 1000; but 0.45-0.53 against
+/// 0.42-0.44 ms for 16384 rows of 4096, where one warp's 128 values per lane per pass cost more
+/// than a block's barriers (H100, k = 1 .. 256, README). So rows of up to 1024 values.
+inline constexpr std::size_t kMaxWarpRowLength = 1024;
+/// Loads each lane of the one-warp-per-row kernel issues before counting any of their values
+/// (32 lanes x 8 loads: 256 values of a row in flight per warp).
+inline constexpr int kWarpCountLoads = 8;
+/// Largest k whose sorted answers one warp orders itself (one answer per lane, ranks by
+/// shuffles); larger k is ordered by a second launch of one block per row (the answer sort of
+/// the several-blocks schedule).
+inline constexpr std::size_t kMaxWarpSortedK = 32;
+
 /// Which schedule a call uses.
 enum class TopkSchedule {
   kAuto,            ///< the documented rule (select_schedule())
-  kOneBlockPerRow,  ///< always one block per row
+  kOneBlockPerRow,  ///< always one block per row, reading the row from memory every pass
   kBlocksPerRow,    ///< always the several-blocks-per-row kernels (even with one block per row)
+  /// One warp per row, eight rows per block (rows of at most kMaxWarpRowLength values; a
+  /// longer row with this schedule is an error).
+  kWarpPerRow,
 };
 
 /// Largest or smallest, sorted or not, and (for tests and measurements) the schedule.
@@ -185,6 +207,7 @@ struct TopkOptions {
 /// `values_per_block` values each (the last block of a row may get fewer).
 struct RowSplit {
   bool several_blocks = false;       ///< the several-blocks-per-row kernels run
+  bool warp_per_row = false;         ///< one warp per row (eight rows per block)
   std::size_t blocks_per_row = 1;    ///< blocks per row (1 for one block per row)
   std::size_t values_per_block = 0;  ///< span of one block (the row length for one block)
 };
@@ -200,8 +223,11 @@ std::size_t multi_block_target(std::size_t multiprocessors);
 /// `min(ceil(row_length / kMinValuesPerBlock), ceil(target_blocks / num_rows))` blocks per row,
 /// then the span rounded up to a multiple of kBlockThreads (and the blocks recounted). A forced
 /// kBlocksPerRow uses the same count, at least 1; a nonzero `options.values_per_block` fixes the
-/// span instead. The rule is monotone in \p target_blocks, so the scratch planned for
-/// kMaxTargetBlocks covers every GPU.
+/// span instead. When the rule picks one block per row and the row has at most
+/// kMaxWarpRowLength values, one warp takes the row instead (`warp_per_row`); a forced
+/// kOneBlockPerRow never does that, a forced kWarpPerRow always does (topk() rejects it for
+/// longer rows). The rule is monotone in
+/// \p target_blocks, so the scratch planned for kMaxTargetBlocks covers every GPU.
 /// \param num_rows rows
 /// \param row_length values per row (at least 1 when several blocks can be chosen)
 /// \param options the schedule and span options

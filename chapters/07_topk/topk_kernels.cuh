@@ -591,6 +591,169 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
   sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
 }
 
+// ---- One warp per row ---------------------------------------------------------------------------
+
+/// Rows per block of the one-warp-per-row kernel: one per warp.
+inline constexpr int kWarpRowsPerBlock = kBlockThreads / 32;
+
+/// \p bits of lane \p lane (all 32 lanes call it): __shfl_sync for the select bits' 16-, 32-
+/// and 64-bit widths.
+template <typename Bits>
+__device__ __forceinline__ Bits shuffle_bits(Bits bits, int lane) {
+  if constexpr (sizeof(Bits) == 8)
+    return static_cast<Bits>(__shfl_sync(0xffffffffu, static_cast<unsigned long long>(bits), lane));
+  else
+    return static_cast<Bits>(__shfl_sync(0xffffffffu, static_cast<unsigned>(bits), lane));
+}
+
+/// One warp per row (rows of at most kMaxWarpRowLength values; the rule's pick for short rows),
+/// kWarpRowsPerBlock rows per block. The phases of topk_rows_kernel at warp scale, with no
+/// block barrier anywhere (warps finish their rows independently):
+/// - **count**: the warp's lanes read the row 32 values apart (kWarpCountLoads loads each
+///   issued before any is counted) into the warp's own 256 shared counters;
+/// - **choose digit**: lane l owns digits 255 - 8l .. 248 - 8l, sums them, one warp scan of the
+///   lanes' sums finds the lane holding the k_left-th candidate, which walks its eight digits;
+///   the digit and the new k_left go to every lane by shuffles;
+/// - **gather**: the row again in chunks of 32 columns, ballots of the beyond and equal flags
+///   and their population counts below each lane give every answer its slot (beyond values in
+///   column order, then equal ones: the documented order);
+/// - **sort**: for k <= kMaxWarpSortedK lane i takes answer i and counts, by shuffles, the
+///   answers that go before it (larger select bits, or equal bits at a lower slot); larger k
+///   is ordered by topk_sort_rows_kernel, launched after this kernel.
+/// Launch ceil(num_rows / kWarpRowsPerBlock) blocks of kBlockThreads threads.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads)
+    topk_warp_rows_kernel(TopkArrays<T> arrays, std::size_t num_rows) {
+  using Bits = typename SelectKey<T>::Bits;
+  constexpr unsigned kFullWarp = 0xffffffffu;
+  constexpr int kDigitsPerLane = kNumDigits / 32;
+  __shared__ std::uint32_t warp_counts[kWarpRowsPerBlock][kNumDigits];
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const std::size_t row_index = std::size_t{blockIdx.x} * kWarpRowsPerBlock + warp;
+  if (row_index >= num_rows) return;  // the whole warp: no barrier follows
+  const std::uint32_t length = arrays.row_length, k = arrays.k;
+  const T* row = arrays.values_in + row_index * length;
+  T* values_out = arrays.values_out + row_index * k;
+  std::int64_t* indices_out = arrays.indices_out + row_index * k;
+  std::uint32_t* counts = warp_counts[warp];
+
+  SelectPrefix<Bits> prefix;  // the same in every lane
+  std::uint32_t k_left = k;
+#pragma unroll 1
+  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+    const int shift = digit_shift<T>(pass);
+#pragma unroll
+    for (int i = 0; i < kDigitsPerLane; ++i) counts[lane * kDigitsPerLane + i] = 0;
+    __syncwarp();
+    // Phase **count**.
+    for (std::uint32_t chunk = 0; chunk < length; chunk += 32u * kWarpCountLoads) {
+      T loaded[kWarpCountLoads];
+#pragma unroll
+      for (int u = 0; u < kWarpCountLoads; ++u) {
+        const std::uint32_t column = chunk + 32u * static_cast<std::uint32_t>(u) + lane;
+        loaded[u] = column < length ? row[column] : T{};
+      }
+#pragma unroll
+      for (int u = 0; u < kWarpCountLoads; ++u)
+        if (chunk + 32u * static_cast<std::uint32_t>(u) + lane < length)
+          count_value<T>(loaded[u], prefix, shift, arrays.largest, counts);
+    }
+    __syncwarp();
+    // Phase **choose digit**: lane l's digits, largest first.
+    std::uint32_t mine[kDigitsPerLane];
+    std::uint32_t lane_total = 0;
+#pragma unroll
+    for (int i = 0; i < kDigitsPerLane; ++i) {
+      mine[i] = counts[kNumDigits - 1 - (lane * kDigitsPerLane + i)];
+      lane_total += mine[i];
+    }
+    const std::uint32_t through_lane = warp_inclusive_sum(lane_total);
+    std::uint32_t above = through_lane - lane_total;  // candidates with larger digits
+    // Exactly one lane's range (above, through_lane] holds k_left (1 <= k_left <= candidates).
+    const bool owner = above < k_left && k_left <= through_lane;
+    std::uint32_t digit = 0, k_after = 0;
+    if (owner) {
+      bool found = false;
+#pragma unroll
+      for (int i = 0; i < kDigitsPerLane; ++i) {
+        if (found) continue;
+        if (above + mine[i] >= k_left) {
+          digit = static_cast<std::uint32_t>(kNumDigits - 1) - (lane * kDigitsPerLane + i);
+          k_after = k_left - above;  // at least 1
+          found = true;
+        } else {
+          above += mine[i];
+        }
+      }
+    }
+    const int owner_lane = __ffs(__ballot_sync(kFullWarp, owner)) - 1;
+    digit = __shfl_sync(kFullWarp, digit, owner_lane);
+    k_left = __shfl_sync(kFullWarp, k_after, owner_lane);
+    prefix.fix(digit, shift);
+    __syncwarp();  // every lane has read the counters before the next pass clears them
+  }
+
+  // Phase **gather**.
+  const Bits kth_bits = prefix.desired;  // every bit is fixed after the last pass
+  const std::uint32_t equal_wanted = k_left, beyond_wanted = k - k_left;
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
+  std::uint32_t beyond_done = 0, equal_done = 0;  // the same in every lane
+  for (std::uint32_t chunk = 0; chunk < length; chunk += 32u * kWarpCountLoads) {
+    if (beyond_done == beyond_wanted && equal_done >= equal_wanted) break;  // warp-uniform
+    T loaded[kWarpCountLoads];
+#pragma unroll
+    for (int u = 0; u < kWarpCountLoads; ++u) {
+      const std::uint32_t column = chunk + 32u * static_cast<std::uint32_t>(u) + lane;
+      loaded[u] = column < length ? row[column] : T{};
+    }
+#pragma unroll
+    for (int u = 0; u < kWarpCountLoads; ++u) {
+      const std::uint32_t column = chunk + 32u * static_cast<std::uint32_t>(u) + lane;
+      const Bits bits = SelectKey<T>::bits(loaded[u], arrays.largest);
+      const bool beyond = column < length && bits > kth_bits;
+      const bool equal = column < length && bits == kth_bits;
+      const unsigned beyond_lanes = __ballot_sync(kFullWarp, beyond);
+      const unsigned equal_lanes = __ballot_sync(kFullWarp, equal);
+      std::uint32_t slot = k;  // k: not an answer
+      if (beyond) {
+        slot = beyond_done + static_cast<std::uint32_t>(__popc(beyond_lanes & lanes_below));
+      } else if (equal) {
+        const std::uint32_t rank =
+            equal_done + static_cast<std::uint32_t>(__popc(equal_lanes & lanes_below));
+        if (rank < equal_wanted) slot = beyond_wanted + rank;
+      }
+      if (slot < k) {
+        values_out[slot] = loaded[u];
+        indices_out[slot] = static_cast<std::int64_t>(column);
+      }
+      beyond_done += static_cast<std::uint32_t>(__popc(beyond_lanes));
+      equal_done += static_cast<std::uint32_t>(__popc(equal_lanes));
+    }
+  }
+  if (!arrays.sorted || k == 1 || k > kMaxWarpSortedK) return;
+
+  // Phase **sort** (k <= 32): answer i is lane i's.
+  __syncwarp();  // the warp's answers are written and visible to it
+  T value{};
+  std::int64_t index = 0;
+  Bits bits = 0;
+  if (lane < k) {
+    value = values_out[lane];
+    index = indices_out[lane];
+    bits = SelectKey<T>::bits(value, arrays.largest);
+  }
+  std::uint32_t place = 0;
+  for (std::uint32_t other = 0; other < k; ++other) {
+    const Bits other_bits = shuffle_bits(bits, static_cast<int>(other));
+    place += (other_bits > bits || (other_bits == bits && other < lane)) ? 1u : 0u;
+  }
+  __syncwarp();  // every answer is read before any is overwritten
+  if (lane < k) {
+    values_out[place] = value;
+    indices_out[place] = index;
+  }
+}
+
 // ---- Several blocks per row ---------------------------------------------------------------------
 
 /// The end of the span that starts at \p begin: a block's values_per_block, or the row's end.

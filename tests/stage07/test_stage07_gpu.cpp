@@ -9,7 +9,8 @@
 /// outputs poisoned before every run; a reused scratch; CUDA graph capture and replay. Every shape
 /// honours SORTLAB_TEST_MAX_N (rows x row_length values at most; bigger shapes are skipped).
 ///
-/// Every case runs both schedules: one block per row, and several blocks per row with the tests'
+/// Every case runs every schedule: one block per row, one warp per row (rows of at most 1024
+/// values), and several blocks per row with the tests'
 /// span (kTestValuesPerBlock = 512 values per block, so a row of a few thousand values, under the
 /// sanitizer's cap, spans many blocks; rows shorter than one span run it with one block). Both
 /// must give the CPU model's output element for element, unsorted output included (the
@@ -54,9 +55,9 @@ struct Shape {
 /// The shapes every type runs: rows of length 1, a few short rows, rows around the 256-value
 /// chunk, many short rows, and long rows; those above SORTLAB_TEST_MAX_N are dropped.
 std::vector<Shape> all_shapes() {
-  const std::vector<Shape> shapes = {{1, 1},    {9, 1},    {3, 7},    {5, 255},
-                                     {4, 256},  {3, 257},  {300, 33}, {4, 1000},
-                                     {1, 2100}, {2, 5000}, {1, 70000}};
+  const std::vector<Shape> shapes = {{1, 1},    {9, 1},    {3, 7},    {5, 255},  {4, 256},
+                                     {3, 257},  {300, 33}, {4, 1000}, {1, 2100}, {1, 4096},
+                                     {2, 4092}, {2, 5000}, {1, 70000}};
   std::vector<Shape> kept;
   for (const Shape& shape : shapes)
     if (shape.rows * shape.row_length <= max_test_n()) kept.push_back(shape);
@@ -75,14 +76,21 @@ std::vector<std::size_t> ks_for(std::size_t length) {
   return ks;
 }
 
-/// The schedules every case runs: one block per row, and several blocks per row with the tests'
-/// span. \p options gives largest and sorted.
-std::vector<std::pair<std::string, TopkOptions>> both_schedules(TopkOptions options) {
-  TopkOptions one = options, several = options;
+/// The schedules every case runs: one block per row, several blocks per row with the tests'
+/// span, and, for rows of at most kMaxWarpRowLength values, one warp per row. \p options gives
+/// largest and sorted.
+std::vector<std::pair<std::string, TopkOptions>> every_schedule(TopkOptions options,
+                                                                std::size_t row_length) {
+  TopkOptions one = options, several = options, per_warp = options;
   one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
   several.schedule = stage07::TopkSchedule::kBlocksPerRow;
   several.values_per_block = stage07::kTestValuesPerBlock;
-  return {{"one block per row", one}, {"several blocks per row", several}};
+  per_warp.schedule = stage07::TopkSchedule::kWarpPerRow;
+  std::vector<std::pair<std::string, TopkOptions>> schedules = {
+      {"one block per row", one}, {"several blocks per row", several}};
+  if (row_length <= stage07::kMaxWarpRowLength)
+    schedules.emplace_back("one warp per row", per_warp);
+  return schedules;
 }
 
 /// After a call that ran the several-blocks-per-row schedule with scratch \p temp: which passes
@@ -166,7 +174,8 @@ void check_direction(const std::vector<T>& input, const Shape& shape, std::size_
                      const std::string& label) {
   for (bool sorted : {true, false}) {
     if (sorted && k > stage07::kMaxSortedK) continue;
-    for (const auto& [schedule, options] : both_schedules(TopkOptions{largest, sorted})) {
+    for (const auto& [schedule, options] :
+         every_schedule(TopkOptions{largest, sorted}, shape.row_length)) {
       SCOPED_TRACE(label + " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
                    (largest ? " largest" : " smallest") + (sorted ? " sorted " : " unsorted ") +
                    schedule);
@@ -343,7 +352,10 @@ TEST(Stage07GpuLarge, LongRowsEverySchedule) {
         if (k > shape.row_length) continue;
         for (stage07::TopkSchedule schedule :
              {stage07::TopkSchedule::kAuto, stage07::TopkSchedule::kOneBlockPerRow,
-              stage07::TopkSchedule::kBlocksPerRow}) {
+              stage07::TopkSchedule::kBlocksPerRow, stage07::TopkSchedule::kWarpPerRow}) {
+          if (schedule == stage07::TopkSchedule::kWarpPerRow &&
+              shape.row_length > stage07::kMaxWarpRowLength)
+            continue;
           TopkOptions options;
           options.sorted = k <= stage07::kMaxSortedK;
           options.schedule = schedule;
@@ -414,10 +426,9 @@ TEST(Stage07GpuEdges, UsageSnippet) {
 // tickets there, so stale values from the poison or from the previous call must not matter.
 TEST(Stage07GpuEdges, ReusedScratch) {
   const std::uint64_t seed = test_seed();
-  const auto schedules = both_schedules(TopkOptions{});
   std::size_t most = 0;
   for (const Shape& shape : all_shapes())
-    for (const auto& schedule : schedules) {
+    for (const auto& schedule : every_schedule(TopkOptions{}, shape.row_length)) {
       std::size_t bytes = 0;
       stage07::topk<float>(nullptr, bytes, nullptr, shape.rows, shape.row_length,
                            std::min<std::size_t>(shape.row_length, 5), nullptr, nullptr,
@@ -427,7 +438,7 @@ TEST(Stage07GpuEdges, ReusedScratch) {
   DeviceBuffer<unsigned char> temp(most);
   temp.poison();
   for (const Shape& shape : all_shapes())
-    for (const auto& [schedule, options] : schedules) {
+    for (const auto& [schedule, options] : every_schedule(TopkOptions{}, shape.row_length)) {
       SCOPED_TRACE("rows=" + std::to_string(shape.rows) +
                    " length=" + std::to_string(shape.row_length) + " " + schedule);
       const auto input = sortlab::generate_keys<float>(sortlab::Distribution::kUniform,
@@ -502,7 +513,7 @@ void capture_and_replay(const TopkOptions& options) {
 // schedules (several blocks per row: the memset of the tickets, the passes, the gather and the
 // sort are all in the graph, and the replays reuse the scratch the previous one left).
 TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
-  for (const auto& [schedule, schedule_options] : both_schedules(TopkOptions{true, true})) {
+  for (const auto& [schedule, schedule_options] : every_schedule(TopkOptions{true, true}, 1000)) {
     SCOPED_TRACE(schedule);
     capture_and_replay(schedule_options);
     if (::testing::Test::HasFatalFailure()) return;

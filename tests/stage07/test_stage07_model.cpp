@@ -574,6 +574,41 @@ TEST(Stage07Schedule, RuleOnAnH100) {
   EXPECT_FALSE(split(0, 100).several_blocks);
 }
 
+// Rows the rule gives one block each go to one warp each when they are short enough (at most
+// kMaxWarpRowLength values). Forcing one block per row keeps the block kernel (the tests run
+// both); forcing one warp per row on a longer row is an error with a message, before any CUDA
+// call (also as a size query).
+TEST(Stage07Schedule, ShortRowsGoToOneWarpEach) {
+  const TopkOptions rule;
+  EXPECT_TRUE(stage07::select_schedule(16384, 1024, rule, 528).warp_per_row);
+  EXPECT_TRUE(stage07::select_schedule(1, 1024, rule, 528).warp_per_row);
+  EXPECT_TRUE(stage07::select_schedule(100000, 1, rule, 528).warp_per_row);
+  EXPECT_FALSE(stage07::select_schedule(16384, 1025, rule, 528).warp_per_row);
+  EXPECT_FALSE(stage07::select_schedule(4096, 32768, rule, 528).warp_per_row);
+  const stage07::RowSplit long_row = stage07::select_schedule(1, 4097, rule, 528);
+  EXPECT_TRUE(long_row.several_blocks);
+  EXPECT_FALSE(long_row.warp_per_row);
+  TopkOptions one;
+  one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
+  EXPECT_FALSE(stage07::select_schedule(16384, 1024, one, 528).warp_per_row);
+  TopkOptions per_warp;
+  per_warp.schedule = stage07::TopkSchedule::kWarpPerRow;
+  const stage07::RowSplit forced = stage07::select_schedule(1, 1024, per_warp, 528);
+  EXPECT_TRUE(forced.warp_per_row);
+  EXPECT_FALSE(forced.several_blocks);
+  EXPECT_EQ(forced.values_per_block, 1024u);
+  // Everything on chip: the one-byte scratch.
+  std::size_t bytes = 0;
+  stage07::topk<float>(nullptr, bytes, nullptr, 16384, 1024, 8, nullptr, nullptr, per_warp);
+  EXPECT_EQ(bytes, 1u);
+  expect_error(
+      [&] {
+        std::size_t query = 0;
+        stage07::topk<float>(nullptr, query, nullptr, 1, 1025, 8, nullptr, nullptr, per_warp);
+      },
+      "rows of at most 1024 values");
+}
+
 TEST(Stage07Schedule, ForcedSchedulesAndSpans) {
   TopkOptions one;
   one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
