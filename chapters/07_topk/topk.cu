@@ -164,9 +164,13 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
     topk_warp_rows_kernel<T>
         <<<static_cast<unsigned>(blocks), kBlockThreads, 0, stream>>>(arrays, num_rows);
     SORTLAB_CHECK_LAUNCH();
-    if (options.sorted && k > kMaxWarpSortedK) {  // the warp ordered k <= 32 itself
+    if (options.sorted && k > kMaxWarpSortedK) {
       topk_sort_rows_kernel<T>
           <<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
+      SORTLAB_CHECK_LAUNCH();
+    } else if (options.sorted && k > 32) {  // the select kernel ordered k <= 32 itself
+      topk_warp_sort_rows_kernel<T>
+          <<<static_cast<unsigned>(blocks), kBlockThreads, 0, stream>>>(arrays, num_rows);
       SORTLAB_CHECK_LAUNCH();
     }
     return;

@@ -178,10 +178,11 @@ inline constexpr std::size_t kMaxWarpRowLength = 1024;
 /// Loads each lane of the one-warp-per-row kernel issues before counting any of their values
 /// (32 lanes x 8 loads: 256 values of a row in flight per warp).
 inline constexpr int kWarpCountLoads = 8;
-/// Largest k whose sorted answers one warp orders itself (one answer per lane, ranks by
-/// shuffles); larger k is ordered by a second launch of one block per row (the answer sort of
-/// the several-blocks schedule).
-inline constexpr std::size_t kMaxWarpSortedK = 32;
+/// Largest k whose sorted answers one warp per row orders (up to 32 in the select kernel: one
+/// answer per lane, ranks by shuffles; up to 256 in a second launch of one warp per row: a
+/// bitonic network over 2, 4 or 8 registers per lane); larger k is ordered by a second launch
+/// of one block per row (the answer sort of the several-blocks schedule).
+inline constexpr std::size_t kMaxWarpSortedK = 256;
 
 /// Which schedule a call uses.
 enum class TopkSchedule {

@@ -606,6 +606,95 @@ __device__ __forceinline__ Bits shuffle_bits(Bits bits, int lane) {
     return static_cast<Bits>(__shfl_sync(0xffffffffu, static_cast<unsigned>(bits), lane));
 }
 
+/// Sorts the warp's 32 x E entries (\p keys ascending, ties by \p slots; all slots differ, so
+/// the order is total and the result the stable one) with a bitonic network: lane l holds entries
+/// l x E .. l x E + E - 1, steps of distance below E stay in the lane's registers, the others
+/// swap with lane l ^ (distance / E) by shuffles. In step (phase, distance) entry x keeps the
+/// smaller of x and x ^ distance when its run is ascending (x & phase == 0) and it is the lower
+/// of the two, or descending and the upper; the last phase is one ascending run.
+template <typename Bits, int E>
+__device__ __forceinline__ void warp_bitonic_sort(Bits (&keys)[E], std::uint32_t (&slots)[E]) {
+  const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+  for (unsigned phase = 2; phase <= 32u * E; phase <<= 1) {
+#pragma unroll
+    for (unsigned distance = phase >> 1; distance > 0; distance >>= 1) {
+      if (distance < static_cast<unsigned>(E)) {
+#pragma unroll
+        for (int i = 0; i < E; ++i) {
+          const int j = i ^ static_cast<int>(distance);
+          if (j < i) continue;  // each pair once, from its lower entry
+          const bool ascending = ((lane * E + static_cast<unsigned>(i)) & phase) == 0u;
+          const bool upper_first = keys[j] < keys[i] || (keys[j] == keys[i] && slots[j] < slots[i]);
+          if (upper_first == ascending) {
+            const Bits key = keys[i];
+            keys[i] = keys[j];
+            keys[j] = key;
+            const std::uint32_t slot = slots[i];
+            slots[i] = slots[j];
+            slots[j] = slot;
+          }
+        }
+      } else {
+        const int partner = static_cast<int>(lane ^ (distance / E));
+#pragma unroll
+        for (int i = 0; i < E; ++i) {
+          const Bits other_key = shuffle_bits(keys[i], partner);
+          const std::uint32_t other_slot = __shfl_sync(0xffffffffu, slots[i], partner);
+          const unsigned entry = lane * E + static_cast<unsigned>(i);
+          const bool keeps_min = ((entry & phase) == 0u) == ((entry & distance) == 0u);
+          const bool mine_first =
+              keys[i] < other_key || (keys[i] == other_key && slots[i] < other_slot);
+          if (keeps_min != mine_first) {
+            keys[i] = other_key;
+            slots[i] = other_slot;
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Phase **sort** of one warp's k answers, 32 < k <= 32 x E (all lanes call it; the answers
+/// were written by an earlier launch): the network orders (complemented select bits, slot), so
+/// best first and equal values in slot order, the order of sort_answers(); entries past k are
+/// (all ones, slot >= k) and sort last. Each lane then reads the answers its sorted entries
+/// name, the warp syncs, and each lane writes them at their sorted positions.
+template <typename T, int E>
+__device__ __forceinline__ void warp_sort_answers(T* values_out, std::int64_t* indices_out,
+                                                  std::uint32_t k, bool largest) {
+  using Bits = typename SelectKey<T>::Bits;
+  const unsigned lane = threadIdx.x & 31u;
+  Bits keys[E];
+  std::uint32_t slots[E];
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    const std::uint32_t slot = lane * E + static_cast<std::uint32_t>(i);
+    keys[i] = slot < k ? static_cast<Bits>(~SelectKey<T>::bits(values_out[slot], largest))
+                       : static_cast<Bits>(~Bits{0});
+    slots[i] = slot;
+  }
+  warp_bitonic_sort<Bits, E>(keys, slots);
+  T values[E];
+  std::int64_t indices[E];
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    if (lane * E + static_cast<std::uint32_t>(i) < k) {  // then slots[i] < k too
+      values[i] = values_out[slots[i]];
+      indices[i] = indices_out[slots[i]];
+    }
+  }
+  __syncwarp();  // every answer is read before any is overwritten
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    const std::uint32_t position = lane * E + static_cast<std::uint32_t>(i);
+    if (position < k) {
+      values_out[position] = values[i];
+      indices_out[position] = indices[i];
+    }
+  }
+}
+
 /// One warp per row (rows of at most kMaxWarpRowLength values; the rule's pick for short rows),
 /// kWarpRowsPerBlock rows per block. The phases of topk_rows_kernel at warp scale, with no
 /// block barrier anywhere (warps finish their rows independently):
@@ -617,9 +706,10 @@ __device__ __forceinline__ Bits shuffle_bits(Bits bits, int lane) {
 /// - **gather**: the row again in chunks of 32 columns, ballots of the beyond and equal flags
 ///   and their population counts below each lane give every answer its slot (beyond values in
 ///   column order, then equal ones: the documented order);
-/// - **sort**: for k <= kMaxWarpSortedK lane i takes answer i and counts, by shuffles, the
-///   answers that go before it (larger select bits, or equal bits at a lower slot); larger k
-///   is ordered by topk_sort_rows_kernel, launched after this kernel.
+/// - **sort**: for k <= 32 lane i takes answer i and counts, by shuffles, the answers that go
+///   before it (larger select bits, or equal bits at a lower slot); larger k is ordered by a
+///   second launch, topk_warp_sort_rows_kernel up to kMaxWarpSortedK = 256 (its network needs
+///   registers that would cost this kernel occupancy), topk_sort_rows_kernel beyond.
 /// Launch ceil(num_rows / kWarpRowsPerBlock) blocks of kBlockThreads threads.
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads)
@@ -730,7 +820,7 @@ __global__ void __launch_bounds__(kBlockThreads)
       equal_done += static_cast<std::uint32_t>(__popc(equal_lanes));
     }
   }
-  if (!arrays.sorted || k == 1 || k > kMaxWarpSortedK) return;
+  if (!arrays.sorted || k == 1 || k > 32) return;
 
   // Phase **sort** (k <= 32): answer i is lane i's.
   __syncwarp();  // the warp's answers are written and visible to it
@@ -752,6 +842,26 @@ __global__ void __launch_bounds__(kBlockThreads)
     values_out[place] = value;
     indices_out[place] = index;
   }
+}
+
+/// The sort of the one-warp-per-row schedule for 32 < k <= kMaxWarpSortedK: one warp per row
+/// orders the row's k answers that topk_warp_rows_kernel wrote (warp_sort_answers() with 2, 4
+/// or 8 entries per lane, the smallest network that holds k). Launch
+/// ceil(num_rows / kWarpRowsPerBlock) blocks of kBlockThreads threads, after that kernel.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads)
+    topk_warp_sort_rows_kernel(TopkArrays<T> arrays, std::size_t num_rows) {
+  const std::size_t row_index = std::size_t{blockIdx.x} * kWarpRowsPerBlock + (threadIdx.x >> 5);
+  if (row_index >= num_rows) return;  // the whole warp
+  const std::uint32_t k = arrays.k;
+  T* values_out = arrays.values_out + row_index * k;
+  std::int64_t* indices_out = arrays.indices_out + row_index * k;
+  if (k <= 64)
+    warp_sort_answers<T, 2>(values_out, indices_out, k, arrays.largest);
+  else if (k <= 128)
+    warp_sort_answers<T, 4>(values_out, indices_out, k, arrays.largest);
+  else
+    warp_sort_answers<T, 8>(values_out, indices_out, k, arrays.largest);
 }
 
 // ---- Several blocks per row ---------------------------------------------------------------------
