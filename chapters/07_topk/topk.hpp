@@ -64,8 +64,9 @@ namespace sortlab::stage07 {
 
 /// What this stage adds to the ladder (for a future benchmark label and results table).
 inline constexpr const char kSummary[] =
-    "top-k by radix select: one block per row or several for long rows, 8-bit digits most "
-    "significant first, gather through block scans, stage 05's block sort for sorted output";
+    "top-k by radix select: one warp per short row, one block per row, or several for long "
+    "rows, 8-bit digits most significant first, gather through scans and ballots, stage 05's "
+    "block sort for sorted output of more than 256";
 
 /// Threads of every stage 07 block: one per digit of a pass (select_digits.hpp), so choosing
 /// the digit is one block-wide scan.
