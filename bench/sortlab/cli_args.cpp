@@ -209,6 +209,13 @@ const std::vector<Flag<TraceArgs>>& trace_flags() {
                    a.keys = keys;
                    a.n = keys.size();
                  }});
+    f.push_back({"--k", "K", "stage 7 (top-k): values to pick from the row (default 1)",
+                 [](TraceArgs& a, const std::string& v) {
+                   // The range (1 .. the row's length) is checked with the row (trace_topk).
+                   a.k = parse_integer(v, "--k", kIntMin, kIntMax);
+                 }});
+    f.push_back({"--smallest", "", "stage 7 (top-k): the k smallest values (default: the largest)",
+                 [](TraceArgs& a, const std::string&) { a.smallest = true; }});
     f.push_back({"--cpu", "", "use the stage's CPU model even when there is a GPU",
                  [](TraceArgs& a, const std::string&) { a.force_cpu = true; }});
     f.push_back({"--tile", "N",
@@ -463,6 +470,7 @@ std::string usage_text(const std::string& topic) {
            "  sortlab trace --stage 1 --n 8 --bits 3\n"
            "  sortlab trace --stage 3 --n 16 --bits 4 --radix-bits 2\n"
            "  sortlab trace --stage 2 --keys 12,3,6,9,15,8,5,10 --bits 4 --cpu\n"
+           "  sortlab trace --stage 7 --keys 5,3,7,1,3,6 --bits 3 --k 3   (top-k, CPU model)\n"
            "  sortlab trace --stage 4 --n 16 --bits 4 --radix-bits 2 --keys-per-thread 2 "
            "--tile 4 --cpu\n";
   } else if (topic == "stages") {

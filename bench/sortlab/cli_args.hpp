@@ -122,6 +122,9 @@ struct TraceArgs {
   std::optional<std::string> svg_path;
   /// --keys 5,3,7,...: trace these keys instead of generated ones (then --n is their count).
   std::optional<std::vector<std::string>> keys;
+  /// --k K: values stage 07 (top-k) picks from the row (default 1); other stages refuse it.
+  std::optional<long long> k;
+  bool smallest = false;  ///< --smallest: stage 07 picks the k smallest (default: the largest)
 };
 
 /// What the command line asks for.

@@ -14,6 +14,7 @@
 #include "bench/sortlab/stage_registry.hpp"
 #include "bench/sortlab/trace_print.hpp"
 #include "bench/sortlab/trace_svg.hpp"
+#include "bench/sortlab/trace_topk.hpp"
 #include "common/distributions.hpp"
 #include "common/gpu_detect.hpp"
 #include "common/key_traits.hpp"
@@ -88,6 +89,12 @@ std::vector<Key> given_keys(const TraceArgs& args) {
     }
   }
   return keys;
+}
+
+/// The keys of a trace: --keys when given, else generated ones.
+template <typename Key>
+std::vector<Key> row_of(const TraceArgs& args) {
+  return args.keys ? given_keys<Key>(args) : generated_keys<Key>(args);
 }
 
 /// The key bits the passes cover: [0, bits) for integer keys; for f32 keys the bits in which
@@ -306,6 +313,35 @@ int trace_typed(const StageEntry& entry, const TraceArgs& args, std::ostream& ou
 }  // namespace
 
 int trace_command(const TraceArgs& args, std::ostream& out, bool gpu_present) {
+  if (args.stage != kTopkStage && (args.k || args.smallest))
+    throw UsageError(std::string(args.k ? "--k" : "--smallest") +
+                         " is for stage 7 (top-k); a sort takes every key",
+                     "trace");
+  if (args.stage == kTopkStage) {
+    // Top-k is not a sort, so not in the stage registry: its trace is the CPU model's (the GPU
+    // tests check the kernels against that model element for element).
+    if (args.tuning.radix_bits || args.tuning.keys_per_thread || args.tile_items || args.svg_path ||
+        args.descending)
+      throw UsageError(
+          "stage 7's trace takes --k and --smallest (and the key options); "
+          "--radix-bits, --keys-per-thread, --tile, --svg and --descending are for "
+          "the sorts",
+          "trace");
+    if (args.bits > max_trace_bits(args.type))
+      throw UsageError("--bits: " + std::to_string(args.bits) + " is too many for " +
+                           to_string(args.type) + " keys (at most " +
+                           std::to_string(max_trace_bits(args.type)) + ")",
+                       "trace");
+    switch (args.type) {
+      case KeyType::kU32:
+        return trace_topk<std::uint32_t>(row_of<std::uint32_t>(args), args, out);
+      case KeyType::kI32:
+        return trace_topk<std::int32_t>(row_of<std::int32_t>(args), args, out);
+      case KeyType::kF32:
+        return trace_topk<float>(row_of<float>(args), args, out);
+    }
+    return kExitUsage;
+  }
   const StageEntry& entry = find_stage(args.stage);
   if (!entry.has_trace()) {
     std::string traceable;

@@ -947,3 +947,73 @@ TEST(SortlabTrace, TheGpuPassPrintsWhatTheModelPrintsOnTheGpu) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- sortlab trace --stage 7: top-k on its CPU model --------------------------------------------
+
+// The walk-through of stage 07's README, checked by hand: the 3 largest of 5 3 7 1 3 6. The
+// first three passes see one digit (every value is below 256); the last one's histogram holds
+// 7, 6, 5, 3 (twice) and 1, two candidates lie above digit 5, so 5 is the k-th value and k
+// narrows from 3 to 1.
+TEST(SortlabTraceTopk, HandCheckedRow) {
+  const CliResult r =
+      cli({"trace", "--stage", "7", "--keys", "5,3,7,1,3,6", "--bits", "3", "--k", "3"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("histogram (digit: count, largest digit first, empty digits left out): "
+                       "7:1 6:1 5:1 3:2 1:1"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("chosen digit 5; k 3 -> 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gather (column order: better values, then equal ones): 7@2 6@5 5@0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("result: equals the reference top-k"), std::string::npos) << r.out;
+}
+
+// The smallest three of 4 1 4 2 4: 1 and 2 are better than the k-th value (4), and of the three
+// 4s the lowest column is taken.
+TEST(SortlabTraceTopk, SmallestTakesTheLowestColumnOfTies) {
+  const CliResult r = cli(
+      {"trace", "--stage", "7", "--keys", "4,1,4,2,4", "--bits", "3", "--k", "3", "--smallest"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("the answer takes 2 values better than it and 1 equal to it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("sorted (best first, ties by column):                    1@1 2@3 4@0"),
+            std::string::npos)
+      << r.out;
+}
+
+// Every key type and distribution, full-width keys: the model's answers equal the reference's.
+TEST(SortlabTraceTopk, EveryTypeAndDistribution) {
+  for (const char* type : {"u32", "i32", "f32"})
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const std::string bits = std::string(type) == "u32" ? "32" : type[0] == 'i' ? "31" : "24";
+      const CliResult r = cli({"trace", "--stage", "7", "--type", type, "--n", "64", "--bits", bits,
+                               "--k", "5", "--dist", sortlab::to_string(distribution)});
+      EXPECT_EQ(r.code, 0) << type << " " << sortlab::to_string(distribution) << ": " << r.err
+                           << r.out;
+    }
+}
+
+// k outside the row, and the sorts' options, are refused with what to do; --k and --smallest
+// are refused by the sorts.
+TEST(SortlabTraceTopk, OptionsThatDoNotApplyAreRefused) {
+  CliResult r = cli({"trace", "--stage", "7", "--keys", "1,2", "--k", "3"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--k: stage 07 picks 1 to 2 values"), std::string::npos) << r.err;
+  r = cli({"trace", "--stage", "7", "--keys", "1,2", "--k", "0"});
+  EXPECT_EQ(r.code, 2);
+  r = cli({"trace", "--stage", "7", "--keys", "1,2", "--tile", "4"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("stage 7's trace takes --k and --smallest"), std::string::npos) << r.err;
+  r = cli({"trace", "--stage", "3", "--keys", "1,2", "--k", "1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--k is for stage 7"), std::string::npos) << r.err;
+  r = cli({"trace", "--stage", "2", "--keys", "1,2", "--smallest"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--smallest is for stage 7"), std::string::npos) << r.err;
+}
+
+}  // namespace
