@@ -214,6 +214,19 @@ const std::vector<Flag<TraceArgs>>& trace_flags() {
                    // The range (1 .. the row's length) is checked with the row (trace_topk).
                    a.k = parse_integer(v, "--k", kIntMin, kIntMax);
                  }});
+    f.push_back({"--segments", "S,S,...",
+                 "stage 6 (segmented sort): sizes of consecutive segments, 0 allowed (default "
+                 "0,1,2,5,8,17,33,100,300,600,1500,4000,5000); the keys are their sum",
+                 [](TraceArgs& a, const std::string& v) {
+                   std::vector<std::uint32_t> sizes;
+                   std::stringstream stream(v);
+                   std::string size;
+                   while (std::getline(stream, size, ','))
+                     sizes.push_back(
+                         static_cast<std::uint32_t>(parse_integer(size, "--segments", 0, 1 << 20)));
+                   if (sizes.empty()) throw UsageError("--segments: give at least one size");
+                   a.segments = sizes;
+                 }});
     f.push_back({"--smallest", "", "stage 7 (top-k): the k smallest values (default: the largest)",
                  [](TraceArgs& a, const std::string&) { a.smallest = true; }});
     f.push_back({"--cpu", "", "use the stage's CPU model even when there is a GPU",
@@ -471,6 +484,8 @@ std::string usage_text(const std::string& topic) {
            "  sortlab trace --stage 3 --n 16 --bits 4 --radix-bits 2\n"
            "  sortlab trace --stage 2 --keys 12,3,6,9,15,8,5,10 --bits 4 --cpu\n"
            "  sortlab trace --stage 7 --keys 5,3,7,1,3,6 --bits 3 --k 3   (top-k, CPU model)\n"
+           "  sortlab trace --stage 6 --segments 1,3,40,300 --bits 4   (segmented sort, CPU "
+           "model)\n"
            "  sortlab trace --stage 4 --n 16 --bits 4 --radix-bits 2 --keys-per-thread 2 "
            "--tile 4 --cpu\n";
   } else if (topic == "stages") {

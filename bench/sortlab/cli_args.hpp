@@ -125,6 +125,9 @@ struct TraceArgs {
   /// --k K: values stage 07 (top-k) picks from the row (default 1); other stages refuse it.
   std::optional<long long> k;
   bool smallest = false;  ///< --smallest: stage 07 picks the k smallest (default: the largest)
+  /// --segments S,S,...: stage 06 cuts the keys into consecutive segments of these sizes (their
+  /// sum is the number of keys); other stages refuse it.
+  std::optional<std::vector<std::uint32_t>> segments;
 };
 
 /// What the command line asks for.

@@ -13,6 +13,7 @@
 
 #include "bench/sortlab/stage_registry.hpp"
 #include "bench/sortlab/trace_print.hpp"
+#include "bench/sortlab/trace_segments.hpp"
 #include "bench/sortlab/trace_svg.hpp"
 #include "bench/sortlab/trace_topk.hpp"
 #include "common/distributions.hpp"
@@ -317,6 +318,48 @@ int trace_command(const TraceArgs& args, std::ostream& out, bool gpu_present) {
     throw UsageError(std::string(args.k ? "--k" : "--smallest") +
                          " is for stage 7 (top-k); a sort takes every key",
                      "trace");
+  if (args.stage != kSegmentedStage && args.segments)
+    throw UsageError("--segments is for stage 6 (segmented sort)", "trace");
+  if (args.stage == kSegmentedStage) {
+    // The segmented sort sorts many arrays at once, so it is not in the stage registry: its
+    // trace is the CPU model's classification and sort (the GPU tests check the kernels' output).
+    if (args.tuning.radix_bits || args.tuning.keys_per_thread || args.tile_items || args.svg_path)
+      throw UsageError(
+          "stage 6's trace takes --segments, --descending and the key options; "
+          "--radix-bits, --keys-per-thread, --tile and --svg are for the one-array "
+          "sorts",
+          "trace");
+    if (args.bits > max_trace_bits(args.type))
+      throw UsageError("--bits: " + std::to_string(args.bits) + " is too many for " +
+                           to_string(args.type) + " keys (at most " +
+                           std::to_string(max_trace_bits(args.type)) + ")",
+                       "trace");
+    TraceArgs segmented = args;
+    if (!segmented.segments)
+      segmented.segments =
+          std::vector<std::uint32_t>{0, 1, 2, 5, 8, 17, 33, 100, 300, 600, 1500, 4000, 5000};
+    std::size_t total = 0;
+    for (std::uint32_t size : *segmented.segments) total += size;
+    if (total > kMaxSegmentedTraceKeys)
+      throw UsageError("--segments: at most " + std::to_string(kMaxSegmentedTraceKeys) +
+                           " keys in all, got " + std::to_string(total),
+                       "trace");
+    if (segmented.keys && segmented.keys->size() != total)
+      throw UsageError("--keys: " + std::to_string(segmented.keys->size()) +
+                           " keys for segments of " + std::to_string(total) +
+                           " in all (the sizes must add up to the keys)",
+                       "trace");
+    segmented.n = total;
+    switch (args.type) {
+      case KeyType::kU32:
+        return trace_segments<std::uint32_t>(row_of<std::uint32_t>(segmented), segmented, out);
+      case KeyType::kI32:
+        return trace_segments<std::int32_t>(row_of<std::int32_t>(segmented), segmented, out);
+      case KeyType::kF32:
+        return trace_segments<float>(row_of<float>(segmented), segmented, out);
+    }
+    return kExitUsage;
+  }
   if (args.stage == kTopkStage) {
     // Top-k is not a sort, so not in the stage registry: its trace is the CPU model's (the GPU
     // tests check the kernels against that model element for element).

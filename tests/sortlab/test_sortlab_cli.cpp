@@ -1017,3 +1017,57 @@ TEST(SortlabTraceTopk, OptionsThatDoNotApplyAreRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- sortlab trace --stage 6: the segmented sort on its CPU model -------------------------------
+
+// Four segments by hand: empty, one key, three keys (bin 2: a group of 4 lanes) and 40 keys
+// (bin 6: one warp, 2 keys per lane); the three keys come out sorted and stable.
+TEST(SortlabTraceSegments, BinsAndClassesByHand) {
+  std::string keys = "9,5,1,5";
+  for (int i = 0; i < 40; ++i) keys += "," + std::to_string((i * 7) % 16);
+  const CliResult r =
+      cli({"trace", "--stage", "6", "--segments", "0,1,3,40", "--keys", keys, "--bits", "4"});
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("      0       0       0    -  none    nothing (empty)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("      2       1       3    2  small   a group of 4 lanes, bitonic network "
+                       "of 4 entries, 3 steps (8 segments per warp)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("      3       4      40    6  medium  one warp, 2 keys per lane"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    2: 5 1 5  -> 1 5 5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result: every segment equals the reference"), std::string::npos) << r.out;
+}
+
+// The default segments reach every class; every type, both directions.
+TEST(SortlabTraceSegments, DefaultSegmentsEveryTypeBothDirections) {
+  for (const char* type : {"u32", "i32", "f32"})
+    for (bool descending : {false, true}) {
+      std::vector<std::string> args = {"trace", "--stage", "6", "--type", type, "--bits", "16"};
+      if (descending) args.push_back("--descending");
+      const CliResult r = cli(args);
+      EXPECT_EQ(r.code, 0) << type << ": " << r.err << r.out;
+      EXPECT_NE(r.out.find("large   one block"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("small   one lane copies it"), std::string::npos) << r.out;
+    }
+}
+
+// Keys that do not add up to the segments, and options of other stages, are refused.
+TEST(SortlabTraceSegments, MismatchesAreRefused) {
+  CliResult r = cli({"trace", "--stage", "6", "--segments", "2,2", "--keys", "1,2,3"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("the sizes must add up to the keys"), std::string::npos) << r.err;
+  r = cli({"trace", "--stage", "3", "--segments", "2,2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--segments is for stage 6"), std::string::npos) << r.err;
+  r = cli({"trace", "--stage", "6", "--tile", "4"});
+  EXPECT_EQ(r.code, 2);
+  r = cli({"trace", "--stage", "6", "--segments", "2,x"});
+  EXPECT_EQ(r.code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,150 @@
+/// \file
+/// \brief `sortlab trace --stage 6` (see trace_segments.hpp).
+#include "bench/sortlab/trace_segments.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#include "chapters/06_segmented_sort/bitonic_network.hpp"
+#include "chapters/06_segmented_sort/segmented_model.hpp"
+#include "chapters/06_segmented_sort/size_classes.hpp"
+
+namespace sortlab::cli {
+namespace {
+
+/// "1 step", "6 steps".
+std::string count_of(std::size_t count, const char* word) {
+  return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
+}
+
+/// Who sorts one segment of bin \p bin, in words (size_classes.hpp's table), for keys of
+/// \p key_bytes bytes.
+std::string who_sorts(int bin, std::size_t key_bytes) {
+  using namespace stage06;
+  std::ostringstream text;
+  if (bin == kNoBin) {
+    text << "nothing (empty)";
+  } else if (bin == 0) {
+    text << "one lane copies it (32 segments per warp)";
+  } else if (bin < kFirstWarpBin) {
+    const int lanes = small_group_lanes(bin);
+    text << "a group of " << lanes << " lanes, bitonic network of " << lanes << " entries, "
+         << count_of(static_cast<std::size_t>(bitonic_steps(static_cast<unsigned>(lanes))), "step")
+         << " (" << count_of(static_cast<std::size_t>(kWarpLanes / lanes), "segment")
+         << " per warp)";
+  } else if (bin < kFirstTileBin) {
+    const unsigned width = bin_max_items(bin);
+    text << "one warp, " << warp_keys_per_lane(bin) << " keys per lane, bitonic network of "
+         << width << " entries, " << bitonic_steps(width) << " steps";
+  } else if (bin < kLargeBin) {
+    const TileShape tile = tile_shape(bin);
+    text << "one block: stage 05's block sort of a " << bin_max_items(bin) << "-key tile ("
+         << tile.threads << " x " << tile.keys_per_thread << ", " << tile.radix_bits
+         << "-bit digits)";
+  } else {
+    text << "one block: " << kBlockRadixBits << "-bit passes through the scratch, tiles of "
+         << medium_max_items(key_bytes) << " keys";
+  }
+  return text.str();
+}
+
+/// Slots one segment of \p size keys of bin \p bin occupies: its network's or tile's width (the
+/// large class: its size, rounded up to whole tiles).
+std::size_t slots_of(int bin, std::size_t size, std::size_t key_bytes) {
+  using namespace stage06;
+  if (bin == kNoBin) return 0;
+  if (bin < kLargeBin) return bin_max_items(bin);
+  const std::size_t tile = medium_max_items(key_bytes);
+  return (size + tile - 1) / tile * tile;
+}
+
+template <typename Key>
+std::string key_text(Key key) {
+  std::ostringstream text;
+  if constexpr (std::is_floating_point_v<Key>)
+    text << std::defaultfloat << key;
+  else
+    text << static_cast<long long>(key);
+  return text.str();
+}
+
+}  // namespace
+
+template <typename Key>
+int trace_segments(const std::vector<Key>& keys, const TraceArgs& args, std::ostream& out) {
+  using namespace stage06;
+  const std::vector<std::uint32_t>& sizes = *args.segments;
+  std::vector<std::uint32_t> begin_offsets, end_offsets;
+  std::uint32_t at = 0;
+  for (std::uint32_t size : sizes) {
+    begin_offsets.push_back(at);
+    at += size;
+    end_offsets.push_back(at);
+  }
+  SortOptions options;
+  options.descending = args.descending;
+  out << "stage 06, segmented sort by size bins: " << sizes.size() << " segments, " << keys.size()
+      << " " << to_string(args.type) << " keys" << (args.descending ? ", descending" : "")
+      << ", on the CPU model (the kernels classify with the same classify_bin() and the GPU "
+         "tests compare their output with the reference)\n\n";
+  const Classification classes =
+      model_classify(begin_offsets, end_offsets, keys.size(), sizeof(Key));
+  out << "segment   begin    size  bin  class   sorted by\n";
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    const int bin = classes.bin_of[s];
+    out << std::setw(7) << s << std::setw(8) << begin_offsets[s] << std::setw(8) << sizes[s]
+        << std::setw(5) << (bin == kNoBin ? std::string("-") : std::to_string(bin)) << "  "
+        << std::left << std::setw(7) << stage06::to_string(classes.class_of[s]) << std::right << " "
+        << who_sorts(bin, sizeof(Key)) << '\n';
+  }
+  out << "\nbin  segments    keys   slots  filled  (slots: the entries of its networks or tiles; "
+         "no bin pads a segment to more than twice its size)\n";
+  for (int bin = 0; bin <= kLargeBin; ++bin) {
+    const std::vector<std::uint32_t>& ids = classes.bin_ids[static_cast<std::size_t>(bin)];
+    if (ids.empty()) continue;
+    std::size_t bin_keys = 0, slots = 0;
+    for (std::uint32_t s : ids) {
+      bin_keys += sizes[s];
+      slots += slots_of(bin, sizes[s], sizeof(Key));
+    }
+    out << std::setw(3) << bin << std::setw(10) << ids.size() << std::setw(8) << bin_keys
+        << std::setw(8) << slots << std::setw(7) << (100 * bin_keys + slots / 2) / slots << "%\n";
+  }
+
+  std::vector<Key> model_out(keys), reference_out(keys);
+  model_segmented_sort(keys, begin_offsets, end_offsets, options, model_out);
+  reference_segmented_sort<Key>(keys, nullptr, begin_offsets, end_offsets, options, reference_out);
+  out << "\nsegments of at most 16 keys, in and out:\n";
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    if (sizes[s] == 0 || sizes[s] > 16) continue;
+    out << "  " << std::setw(3) << s << ":";
+    for (std::uint32_t i = begin_offsets[s]; i < end_offsets[s]; ++i)
+      out << ' ' << key_text(keys[i]);
+    out << "  ->";
+    for (std::uint32_t i = begin_offsets[s]; i < end_offsets[s]; ++i)
+      out << ' ' << key_text(model_out[i]);
+    out << '\n';
+  }
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    // Compared as bits: the reference and the model move keys, never compute them.
+    if (std::memcmp(&model_out[i], &reference_out[i], sizeof(Key)) != 0) {
+      out << "result: NOT the reference's output: position " << i << " holds "
+          << key_text(model_out[i]) << ", the reference " << key_text(reference_out[i]) << '\n';
+      return kExitFailed;
+    }
+  }
+  out << "result: every segment equals the reference (a stable sort of each segment)\n";
+  return kExitOk;
+}
+
+template int trace_segments<std::uint32_t>(const std::vector<std::uint32_t>&, const TraceArgs&,
+                                           std::ostream&);
+template int trace_segments<std::int32_t>(const std::vector<std::int32_t>&, const TraceArgs&,
+                                          std::ostream&);
+template int trace_segments<float>(const std::vector<float>&, const TraceArgs&, std::ostream&);
+
+}  // namespace sortlab::cli
