@@ -92,6 +92,30 @@ std::vector<Key> given_keys(const TraceArgs& args) {
   return keys;
 }
 
+/// Refuses more key bits than the trace's key type holds (max_trace_bits()).
+void check_trace_bits(const TraceArgs& args) {
+  if (args.bits > max_trace_bits(args.type))
+    throw UsageError("--bits: " + std::to_string(args.bits) + " is too many for " +
+                         to_string(args.type) + " keys (at most " +
+                         std::to_string(max_trace_bits(args.type)) + ")",
+                     "trace");
+}
+
+/// Calls \p trace with a value of the key type \p type names (u32, i32 or f32) and returns
+/// what it returns.
+template <typename Trace>
+int with_key_type(KeyType type, Trace&& trace) {
+  switch (type) {
+    case KeyType::kU32:
+      return trace(std::uint32_t{});
+    case KeyType::kI32:
+      return trace(std::int32_t{});
+    case KeyType::kF32:
+      return trace(float{});
+  }
+  return kExitUsage;
+}
+
 /// The keys of a trace: --keys when given, else generated ones.
 template <typename Key>
 std::vector<Key> row_of(const TraceArgs& args) {
@@ -329,11 +353,7 @@ int trace_command(const TraceArgs& args, std::ostream& out, bool gpu_present) {
           "--radix-bits, --keys-per-thread, --tile and --svg are for the one-array "
           "sorts",
           "trace");
-    if (args.bits > max_trace_bits(args.type))
-      throw UsageError("--bits: " + std::to_string(args.bits) + " is too many for " +
-                           to_string(args.type) + " keys (at most " +
-                           std::to_string(max_trace_bits(args.type)) + ")",
-                       "trace");
+    check_trace_bits(args);
     TraceArgs segmented = args;
     if (!segmented.segments)
       segmented.segments =
@@ -350,15 +370,10 @@ int trace_command(const TraceArgs& args, std::ostream& out, bool gpu_present) {
                            " in all (the sizes must add up to the keys)",
                        "trace");
     segmented.n = total;
-    switch (args.type) {
-      case KeyType::kU32:
-        return trace_segments<std::uint32_t>(row_of<std::uint32_t>(segmented), segmented, out);
-      case KeyType::kI32:
-        return trace_segments<std::int32_t>(row_of<std::int32_t>(segmented), segmented, out);
-      case KeyType::kF32:
-        return trace_segments<float>(row_of<float>(segmented), segmented, out);
-    }
-    return kExitUsage;
+    return with_key_type(args.type, [&](auto key) {
+      using Key = decltype(key);
+      return trace_segments<Key>(row_of<Key>(segmented), segmented, out);
+    });
   }
   if (args.stage == kTopkStage) {
     // Top-k is not a sort, so not in the stage registry: its trace is the CPU model's (the GPU
@@ -370,20 +385,11 @@ int trace_command(const TraceArgs& args, std::ostream& out, bool gpu_present) {
           "--radix-bits, --keys-per-thread, --tile, --svg and --descending are for "
           "the sorts",
           "trace");
-    if (args.bits > max_trace_bits(args.type))
-      throw UsageError("--bits: " + std::to_string(args.bits) + " is too many for " +
-                           to_string(args.type) + " keys (at most " +
-                           std::to_string(max_trace_bits(args.type)) + ")",
-                       "trace");
-    switch (args.type) {
-      case KeyType::kU32:
-        return trace_topk<std::uint32_t>(row_of<std::uint32_t>(args), args, out);
-      case KeyType::kI32:
-        return trace_topk<std::int32_t>(row_of<std::int32_t>(args), args, out);
-      case KeyType::kF32:
-        return trace_topk<float>(row_of<float>(args), args, out);
-    }
-    return kExitUsage;
+    check_trace_bits(args);
+    return with_key_type(args.type, [&](auto key) {
+      using Key = decltype(key);
+      return trace_topk<Key>(row_of<Key>(args), args, out);
+    });
   }
   const StageEntry& entry = find_stage(args.stage);
   if (!entry.has_trace()) {
@@ -406,21 +412,11 @@ int trace_command(const TraceArgs& args, std::ostream& out, bool gpu_present) {
                          "-bit digits; --radix-bits " + std::to_string(*args.tuning.radix_bits) +
                          " applies to `sortlab run`",
                      "trace");
-  if (args.bits > max_trace_bits(args.type))
-    throw UsageError("--bits: " + std::to_string(args.bits) + " is too many for " +
-                         to_string(args.type) + " keys (at most " +
-                         std::to_string(max_trace_bits(args.type)) + ")",
-                     "trace");
+  check_trace_bits(args);
 
-  switch (args.type) {
-    case KeyType::kU32:
-      return trace_typed<std::uint32_t>(entry, args, out, gpu_present);
-    case KeyType::kI32:
-      return trace_typed<std::int32_t>(entry, args, out, gpu_present);
-    case KeyType::kF32:
-      return trace_typed<float>(entry, args, out, gpu_present);
-  }
-  return kExitUsage;
+  return with_key_type(args.type, [&](auto key) {
+    return trace_typed<decltype(key)>(entry, args, out, gpu_present);
+  });
 }
 
 }  // namespace sortlab::cli
