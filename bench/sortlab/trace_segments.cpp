@@ -91,8 +91,10 @@ int trace_segments(const std::vector<Key>& keys, const TraceArgs& args, std::ost
       << " " << to_string(args.type) << " keys" << (args.descending ? ", descending" : "")
       << ", on the CPU model (the kernels classify with the same classify_bin() and the GPU "
          "tests compare their output with the reference)\n\n";
+  // The model sorts and returns its classification: one pass over the segments for both.
+  std::vector<Key> model_out(keys), reference_out(keys);
   const Classification classes =
-      model_classify(begin_offsets, end_offsets, keys.size(), sizeof(Key));
+      model_segmented_sort(keys, begin_offsets, end_offsets, options, model_out);
   out << "segment   begin    size  bin  class   sorted by\n";
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     const int bin = classes.bin_of[s];
@@ -115,8 +117,6 @@ int trace_segments(const std::vector<Key>& keys, const TraceArgs& args, std::ost
         << std::setw(8) << slots << std::setw(7) << (100 * bin_keys + slots / 2) / slots << "%\n";
   }
 
-  std::vector<Key> model_out(keys), reference_out(keys);
-  model_segmented_sort(keys, begin_offsets, end_offsets, options, model_out);
   reference_segmented_sort<Key>(keys, nullptr, begin_offsets, end_offsets, options, reference_out);
   out << "\nsegments of at most 16 keys, in and out:\n";
   for (std::size_t s = 0; s < sizes.size(); ++s) {

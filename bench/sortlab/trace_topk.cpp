@@ -95,8 +95,8 @@ int trace_topk(const std::vector<T>& row, const TraceArgs& args, std::ostream& o
   stage07::model_topk_row(row, static_cast<std::size_t>(k), options, values, columns);
   out << "gather (column order: better values, then equal ones): " << answers_text(values, columns)
       << '\n';
-  options.sorted = true;
-  stage07::model_topk_row(row, static_cast<std::size_t>(k), options, values, columns);
+  // The sort step alone, on the gathered answers (as the kernels do), not a second select.
+  stage07::model_sort_answers(largest, values, columns);
   out << "sorted (best first, ties by column):                    " << answers_text(values, columns)
       << '\n';
 
