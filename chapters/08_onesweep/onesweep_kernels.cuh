@@ -229,13 +229,16 @@ __device__ __forceinline__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_de
 /// use more than the 48 KiB a block's static shared memory is limited to.
 template <typename Key, typename Value, bool kHasValues>
 struct OnesweepTile {
-  static constexpr int kK = keys_per_thread_for(sizeof(Key));               ///< keys per thread
-  static constexpr std::uint32_t kTileItems = tile_items_for(sizeof(Key));  ///< keys per tile
+  /// The value type (a placeholder byte for a keys-only sort).
+  using ExchangedValue = std::conditional_t<kHasValues, Value, unsigned char>;
+  /// Bytes of a value, 0 for a keys-only sort: 8-byte values take smaller tiles.
+  static constexpr std::size_t kValueBytes = kHasValues ? sizeof(Value) : 0;
+  static constexpr int kK = keys_per_thread_for(sizeof(Key), kValueBytes);  ///< keys per thread
+  /// Keys per tile.
+  static constexpr std::uint32_t kTileItems = tile_items_for(sizeof(Key), kValueBytes);
   static constexpr std::uint32_t kWarpItems = 32 * kK;  ///< a warp's share of the tile
   /// The key's raw bits: what the exchange buffer holds.
   using Bits = typename KeyTraits<Key>::Bits;
-  /// The value type (a placeholder byte for a keys-only sort).
-  using ExchangedValue = std::conditional_t<kHasValues, Value, unsigned char>;
   /// Bytes per item of the exchange buffer: the keys', at least 4. Values go through shared
   /// memory in rounds, so that they never need more of it than a tile of 4-byte keys (or of the
   /// keys, when wider): u32 keys with u64 values take two rounds of half a tile each, and so do u8

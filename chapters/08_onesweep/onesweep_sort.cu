@@ -24,10 +24,14 @@
 namespace sortlab::stage08 {
 namespace {
 
-/// Tiles of a launch over \p n keys of type Key.
-template <typename Key>
+/// Keys per tile of a sort of Key (with values of Value when kHasValues): the kernel's tile.
+template <typename Key, typename Value, bool kHasValues>
+inline constexpr std::size_t kTileOf = OnesweepTile<Key, Value, kHasValues>::kTileItems;
+
+/// Tiles of a launch over \p n keys of type Key (with values of Value when kHasValues).
+template <typename Key, typename Value, bool kHasValues>
 std::size_t tiles_for(std::size_t n) {
-  const std::size_t tile = tile_items_for(sizeof(Key));
+  constexpr std::size_t tile = kTileOf<Key, Value, kHasValues>;
   return (n + tile - 1) / tile;
 }
 
@@ -41,12 +45,13 @@ unsigned histogram_blocks(std::size_t n) {
   return static_cast<unsigned>(std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, most));
 }
 
-/// Keys per chunk of a sort of Key (Config::chunk_items, checked, or the default).
-template <typename Key>
+/// Keys per chunk of a sort of Key (with values of Value when kHasValues): Config::chunk_items,
+/// checked, or the default.
+template <typename Key, typename Value, bool kHasValues>
 std::size_t chunk_items(const Config& config) {
-  const std::size_t largest = chunk_items_for(sizeof(Key));
+  constexpr std::size_t tile = kTileOf<Key, Value, kHasValues>;
+  const std::size_t largest = chunk_items_for(sizeof(Key), kHasValues ? sizeof(Value) : 0);
   if (config.chunk_items == 0) return largest;
-  const std::size_t tile = tile_items_for(sizeof(Key));
   require(config.chunk_items % tile == 0 && config.chunk_items <= largest, [&] {
     return "stage08: Config::chunk_items = " + std::to_string(config.chunk_items) +
            " must be 0 or a multiple of the " + std::to_string(tile) + "-key tile up to " +
@@ -68,12 +73,12 @@ constexpr std::size_t histogram_entries(std::size_t chunks, int places) {
   return chunks * static_cast<std::size_t>(places) * kDigits;
 }
 
-template <typename Key, typename Value>
-Scratch plan_scratch(std::size_t n, bool with_values, int places, std::size_t chunk) {
+template <typename Key, typename Value, bool kHasValues>
+Scratch plan_scratch(std::size_t n, int places, std::size_t chunk) {
   const std::size_t chunks = n == 0 ? 1 : (n + chunk - 1) / chunk;
   Scratch scratch{};
   scratch.alternate_keys = scratch.layout.add<Key>(n);
-  scratch.alternate_values = scratch.layout.add<Value>(with_values ? n : 0);
+  scratch.alternate_values = scratch.layout.add<Value>(kHasValues ? n : 0);
   // chunks x places x kDigits counters, one tile counter per (chunk, pass), the running mask.
   scratch.counts_and_counters = scratch.layout.add<std::uint32_t>(
       histogram_entries(chunks, places) + chunks * static_cast<std::size_t>(places) + 1);
@@ -81,8 +86,8 @@ Scratch plan_scratch(std::size_t n, bool with_values, int places, std::size_t ch
   // Where chunks 1, 2, ... of the pass under way start each digit (every pass reuses them).
   scratch.chunk_starts = scratch.layout.add<std::uint64_t>(histogram_entries(chunks - 1, 1));
   // One launch's status words: every launch clears and reuses them.
-  scratch.tile_status =
-      scratch.layout.add<std::uint32_t>(tiles_for<Key>(std::min(n, chunk)) * kDigits);
+  scratch.tile_status = scratch.layout.add<std::uint32_t>(
+      tiles_for<Key, Value, kHasValues>(std::min(n, chunk)) * kDigits);
   return scratch;
 }
 
@@ -126,13 +131,13 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
           const Value* values_in, Value* values_out, std::size_t n, const SortOptions& options,
           const Config& config, cudaStream_t stream) {
   validate_config(config);
-  const std::size_t chunk = chunk_items<Key>(config);
+  const std::size_t chunk = chunk_items<Key, Value, kHasValues>(config);
   const SortArrays checked = validate_sort_arguments<Key, Value>(
       temp_storage, n, options, keys_in, keys_out, values_in, values_out, kMaxItems);
   const SortOptions resolved = resolve<Key>(options);
   const int num_bits = resolved.end_bit - resolved.begin_bit;
   const int places = num_passes(num_bits);
-  const Scratch scratch = plan_scratch<Key, Value>(n, kHasValues, places, chunk);
+  const Scratch scratch = plan_scratch<Key, Value, kHasValues>(n, places, chunk);
   if (answer_size_query(temp_storage, temp_storage_bytes, scratch.layout.total_bytes(), checked))
     return;
   if (n == 0) return;
@@ -187,7 +192,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     for (std::size_t c = 0; c < chunks; ++c) {
       params.chunk_first = c * chunk;
       params.n = std::min(chunk, n - params.chunk_first);
-      params.num_tiles = static_cast<std::uint32_t>(tiles_for<Key>(params.n));
+      params.num_tiles = static_cast<std::uint32_t>(tiles_for<Key, Value, kHasValues>(params.n));
       params.digit_starts =
           c == 0 ? digit_starts + std::size_t{kDigits} * pass : chunk_starts + (c - 1) * kDigits;
       params.next_chunk_starts = c + 1 < chunks ? chunk_starts + c * kDigits : nullptr;
@@ -237,7 +242,9 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
     return "trace_pass: " + std::to_string(n) + " keys is more than one chunk (" +
            std::to_string(chunk_items_for(sizeof(Key))) + ")";
   });
-  const std::size_t tiles = tiles_for<Key>(n);
+  // The pass runs as a pair sort with u32 values, whose tile is the keys-only sort's.
+  const std::size_t tiles = tiles_for<Key, std::uint32_t, true>(n);
+  static_assert(kTileOf<Key, std::uint32_t, true> == tile_items_for(sizeof(Key)));
   const std::size_t digits = std::size_t{1} << num_bits;
   PassTrace<Key> trace;
   trace.num_tiles = static_cast<int>(tiles);
@@ -315,7 +322,7 @@ double bytes_moved(std::size_t n, std::size_t key_bytes, std::size_t value_bytes
   const double items = static_cast<double>(n);
   const double tuple_bytes = static_cast<double>(key_bytes + value_bytes);
   if (num_bits <= 0 || n <= 1) return 2.0 * items * tuple_bytes;  // nothing to sort: a copy
-  const std::size_t tile = static_cast<std::size_t>(tile_items_for(key_bytes));
+  const std::size_t tile = static_cast<std::size_t>(tile_items_for(key_bytes, value_bytes));
   const double status_bytes = 4.0 * kDigits * static_cast<double>((n + tile - 1) / tile);
   double total = items * static_cast<double>(key_bytes);  // the histograms' one read
   for (int pass = 0; pass < num_passes(num_bits, config.radix_bits); ++pass)

@@ -84,22 +84,28 @@ inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
 /// for the system): the onesweep kernel's blocks per SM are checked against it at compile time.
 inline constexpr std::size_t kSharedMemoryPerSm = 228 * 1024;
 
-/// Keys per thread of the onesweep kernel for keys of \p key_bytes bytes: 20 for keys of up to 4
-/// bytes (7680-key tiles, CUB's sm90 tile for 32-bit keys), 16 for 8-byte keys (6144-key tiles;
-/// CUB's is 384 x 15). The warps' counters sit beside the exchange buffer (the keys go to shared
-/// memory as they are ranked). Measured on the H100 at 2^28 (README): u32 keys with 20 at three
-/// blocks per SM 5.75 ms (24 no longer fits beside the counters at three blocks); u64 keys 20.7 ms
-/// with 8 at three blocks, 19.1 with 12, 17.1 with 16 and 16.8 with 20 at two (20 spills 128
+/// Keys per thread of the onesweep kernel for keys of \p key_bytes bytes and values of
+/// \p value_bytes (0 for a keys-only sort): 20 for keys of up to 4 bytes with values of up to 4
+/// (7680-key tiles, CUB's sm90 tile for 32-bit keys), 16 for 8-byte keys or 8-byte values
+/// (6144-key tiles; CUB's is 384 x 15 for 8-byte keys). The warps' counters sit beside the
+/// exchange buffer (the keys go to shared memory as they are ranked). Measured on the H100 at 2^28
+/// (README): u32 keys with 20 at three blocks per SM 5.75 ms (24 no longer fits beside the
+/// counters at three blocks; 16 took 6.12); u32 pairs 9.70 ms with 20 against 10.11 with 16, 9.88
+/// with 22, 10.51 with 23 (CUB's u32 pair tile) and 11.28 with 24; (f32, i64) pairs 13.36 ms with
+/// 16 against 14.18 with 20 (which spilled 112 bytes per thread) and 15.22 with 22; u64 keys 20.7
+/// ms with 8 at three blocks, 19.1 with 12, 17.1 with 16 and 16.8 with 20 at two (20 spills 128
 /// bytes per thread in pair sorts, 16 at most 40).
 /// \param key_bytes sizeof(Key)
-constexpr int keys_per_thread_for(std::size_t key_bytes) {
-  return key_bytes <= 4 ? 20 : 16;
+/// \param value_bytes sizeof(Value), 0 for a keys-only sort
+constexpr int keys_per_thread_for(std::size_t key_bytes, std::size_t value_bytes = 0) {
+  return key_bytes <= 4 && value_bytes <= 4 ? 20 : 16;
 }
 
 /// Keys per tile of the onesweep kernel.
 /// \param key_bytes sizeof(Key)
-constexpr int tile_items_for(std::size_t key_bytes) {
-  return kThreadsPerBlock * keys_per_thread_for(key_bytes);
+/// \param value_bytes sizeof(Value), 0 for a keys-only sort
+constexpr int tile_items_for(std::size_t key_bytes, std::size_t value_bytes = 0) {
+  return kThreadsPerBlock * keys_per_thread_for(key_bytes, value_bytes);
 }
 
 /// Onesweep blocks an SM should hold at once; __launch_bounds__ then caps the registers at
@@ -134,9 +140,10 @@ inline constexpr int kHistogramBlocksPerSm = 4;
 /// 64-bit digit starts that count the keys of the chunks before it, so the output positions are
 /// 64-bit while everything inside a launch stays 32-bit.
 /// \param key_bytes sizeof(Key)
-constexpr std::size_t chunk_items_for(std::size_t key_bytes) {
-  return kMaxSortItems / static_cast<std::size_t>(tile_items_for(key_bytes)) *
-         static_cast<std::size_t>(tile_items_for(key_bytes));
+/// \param value_bytes sizeof(Value), 0 for a keys-only sort
+constexpr std::size_t chunk_items_for(std::size_t key_bytes, std::size_t value_bytes = 0) {
+  return kMaxSortItems / static_cast<std::size_t>(tile_items_for(key_bytes, value_bytes)) *
+         static_cast<std::size_t>(tile_items_for(key_bytes, value_bytes));
 }
 
 /// Most keys one sort accepts: 2^36 (64-bit offsets, up to 64 chunks per pass). Beyond
@@ -154,9 +161,11 @@ constexpr int num_passes(int num_bits, int radix_bits = kRadixBits) {
 struct Config {
   /// Digit width r of a pass: 8 (the only width compiled so far; see kSupportedRadixBits).
   int radix_bits = kRadixBits;
-  /// Keys per chunk (one launch per pass and chunk): 0 for chunk_items_for(sizeof(Key)), just
-  /// under 2^30; otherwise a positive multiple of the tile, at most that. Small values exist so
-  /// that tests run the multi-chunk path (64-bit offsets) on a few thousand keys.
+  /// Keys per chunk (one launch per pass and chunk): 0 for chunk_items_for(sizeof(Key),
+  /// sizeof(Value)), just under 2^30; otherwise a positive multiple of the tile
+  /// (tile_items_for(sizeof(Key), sizeof(Value)); for keys only, value bytes 0), at most that.
+  /// Small values exist so that tests run the multi-chunk path (64-bit offsets) on a few thousand
+  /// keys.
   std::size_t chunk_items = 0;
 };
 

@@ -11,12 +11,14 @@
 
 namespace sortlab::testing {
 
-/// Stage 08's device sort for keys of kKeyBytes bytes (the tile depends on the key width, and the
-/// suite reads kTileItems for its boundary sizes; kMaxItems for its too-many-keys case).
-template <std::size_t kKeyBytes>
+/// Stage 08's device sort for keys of kKeyBytes bytes whose pair sorts carry values of
+/// kValueBytes bytes (the tile depends on both widths: 8-byte keys or values take smaller tiles;
+/// the suite reads kTileItems for its boundary sizes, so that its pair sorts cross their own
+/// tile's edges; kMaxItems for its too-many-keys case).
+template <std::size_t kKeyBytes, std::size_t kValueBytes = 4>
 struct Stage08Sorter {
   static constexpr std::size_t kTileItems =
-      static_cast<std::size_t>(sortlab::stage08::tile_items_for(kKeyBytes));
+      static_cast<std::size_t>(sortlab::stage08::tile_items_for(kKeyBytes, kValueBytes));
   static constexpr std::size_t kMaxItems = sortlab::stage08::kMaxItems;
   template <typename Key>
   static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
@@ -32,8 +34,8 @@ struct Stage08Sorter {
   }
 };
 
-/// The sorter for keys of type Key.
-template <typename Key>
-using Stage08SorterFor = Stage08Sorter<sizeof(Key)>;
+/// The sorter for keys of type Key with values of type Value.
+template <typename Key, typename Value = std::uint32_t>
+using Stage08SorterFor = Stage08Sorter<sizeof(Key), sizeof(Value)>;
 
 }  // namespace sortlab::testing

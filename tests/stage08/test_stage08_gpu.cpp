@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 
 #include "chapters/08_onesweep/onesweep_model.hpp"
@@ -25,12 +26,12 @@ namespace {
 
 namespace stage08 = sortlab::stage08;
 
-template <typename Key>
-using SorterFor = sortlab::testing::Stage08SorterFor<Key>;
+template <typename Key, typename Value = std::uint32_t>
+using SorterFor = sortlab::testing::Stage08SorterFor<Key, Value>;
 
 using sortlab::testing::SortCase;
 template <typename Key, typename Value = std::uint32_t>
-using Case = SortCase<SorterFor<Key>, Key, Value>;
+using Case = SortCase<SorterFor<Key, Value>, Key, Value>;
 using Stage08Cases =
     ::testing::Types<Case<std::uint32_t>, Case<std::int32_t>, Case<float>, Case<std::uint64_t>,
                      Case<std::uint32_t, std::uint64_t>, Case<std::uint64_t, std::uint64_t>,
@@ -206,6 +207,20 @@ TEST(Stage08Chunks, OneTileChunksSortLikeOneChunk) {
     const auto wide =
         sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kFewDistinct, n, seed + n);
     expect_sorts_with_config<std::uint64_t, std::uint64_t>(wide, {}, stage08::Config{8, wide_tile});
+    if (::testing::Test::HasFailure()) return;
+  }
+  // 32-bit keys with 8-byte values take 6144-key tiles where their keys-only sort takes 7680: a
+  // chunk of both (30720 keys: 5 pair tiles, 4 key tiles) runs the path for both at once.
+  const std::size_t pair_tile = stage08::tile_items_for(4, 8);
+  const std::size_t both = std::lcm(tile, pair_tile);
+  ASSERT_NE(pair_tile, tile);
+  for (std::size_t n : sortlab::testing::capped({both + 1, 3 * both + pair_tile + 5})) {
+    SCOPED_TRACE(sortlab::testing::case_label(n, "chunks of 5 pair tiles", seed));
+    const auto uniform =
+        sortlab::generate_keys<float>(sortlab::Distribution::kFewDistinct, n, seed + n);
+    expect_sorts_with_config<float, std::int64_t>(uniform, {}, stage08::Config{8, both});
+    expect_sorts_with_config<float, std::int64_t>(uniform, {0, sortlab::kAllBits, true},
+                                                  stage08::Config{8, both});
     if (::testing::Test::HasFailure()) return;
   }
 }

@@ -576,6 +576,14 @@ TEST(Stage08Constants, TilesAndPasses) {
   EXPECT_EQ(stage08::kThreadsPerBlock, 384);
   EXPECT_EQ(stage08::tile_items_for(4), 384 * 20);
   EXPECT_EQ(stage08::tile_items_for(8), 384 * 16);
+  // Values of up to 4 bytes keep the keys' tile; 8-byte values take 16 keys per thread (measured:
+  // (f32, i64) pairs spilled at 20).
+  EXPECT_EQ(stage08::tile_items_for(4, 4), 384 * 20);
+  EXPECT_EQ(stage08::tile_items_for(1, 4), 384 * 20);
+  EXPECT_EQ(stage08::tile_items_for(4, 8), 384 * 16);
+  EXPECT_EQ(stage08::tile_items_for(1, 8), 384 * 16);
+  EXPECT_EQ(stage08::tile_items_for(8, 8), 384 * 16);
+  EXPECT_EQ(stage08::chunk_items_for(4, 8) % stage08::tile_items_for(4, 8), 0u);
   EXPECT_EQ(stage08::onesweep_blocks_per_sm(false, 4), 3);
   EXPECT_EQ(stage08::onesweep_blocks_per_sm(true, 4), 2);
   EXPECT_EQ(stage08::onesweep_blocks_per_sm(false, 8), 2);
