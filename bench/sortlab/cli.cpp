@@ -2,8 +2,14 @@
 /// \brief Dispatch of a `sortlab` command line and the mapping of failures to exit codes.
 #include "bench/sortlab/cli.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "bench/sortlab/cli_args.hpp"
 #include "bench/sortlab/run_command.hpp"
+#include "bench/sortlab/run_segments.hpp"
+#include "bench/sortlab/run_topk.hpp"
 #include "bench/sortlab/stage_registry.hpp"
 #include "bench/sortlab/trace_command.hpp"
 #include "common/errors.hpp"
@@ -11,12 +17,33 @@
 namespace sortlab::cli {
 
 void print_stages(std::ostream& out) {
-  for (const StageEntry& entry : stage_registry()) {
-    out << stage_label(entry) << "  " << entry.folder << '\n'
-        << "    " << entry.summary << '\n'
-        << "    options: " << options_text(entry)
-        << (entry.has_trace() ? "" : "; no trace (run only)") << '\n';
-  }
+  /// One stage of the listing and the options line it gets.
+  struct Listed {
+    const StageEntry* entry;
+    std::string options;
+  };
+  std::vector<Listed> listed;
+  for (const StageEntry& entry : stage_registry())
+    listed.push_back(
+        {&entry, options_text(entry) + (entry.has_trace() ? "" : "; no trace (run only)")});
+  // Stages 6 and 7 sort many arrays or pick from rows, so they are not in the registry of
+  // one-array sorts; the listing keeps ladder order all the same.
+  listed.push_back({&segmented_stage(),
+                    "--segments S,S,... or --segment-size L (default " +
+                        std::to_string(kDefaultSegmentSize) +
+                        "), --pairs, --descending, --begin-bit, --end-bit; trace: CPU model"});
+  listed.push_back({&topk_stage(), "--rows R --row-length L (default " +
+                                       std::to_string(kDefaultTopkRows) + " x " +
+                                       std::to_string(kDefaultTopkRowLength) +
+                                       "), --k K (default " + std::to_string(kDefaultTopkK) +
+                                       "), --smallest, --sorted; trace: CPU model"});
+  std::stable_sort(listed.begin(), listed.end(), [](const Listed& a, const Listed& b) {
+    return a.entry->number < b.entry->number;
+  });
+  for (const Listed& stage : listed)
+    out << stage_label(*stage.entry) << "  " << stage.entry->folder << '\n'
+        << "    " << stage.entry->summary << '\n'
+        << "    options: " << stage.options << '\n';
 }
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,

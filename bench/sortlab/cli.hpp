@@ -19,8 +19,9 @@ namespace sortlab::cli {
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
             bool gpu_present);
 
-/// The `sortlab stages` listing: every stage's number, name, summary, folder and the tuning
-/// options it accepts, and whether it can be traced.
+/// The `sortlab stages` listing, in ladder order: every stage's number, name, summary, folder and
+/// the options it accepts (tuning knobs, or stage 6's segments and stage 7's shape), and whether
+/// it can be traced.
 /// \param out where to print
 void print_stages(std::ostream& out);
 

@@ -14,6 +14,10 @@
 #include <limits>
 #include <sstream>
 
+#include "bench/sortlab/run_segments.hpp"
+#include "bench/sortlab/run_topk.hpp"
+#include "chapters/07_topk/topk.hpp"
+
 namespace sortlab::cli {
 namespace {
 
@@ -156,12 +160,47 @@ std::vector<Flag<Args>> shared_flags() {
   return flags;
 }
 
+// Stage 6's and stage 7's flags, which `run` and `trace` both take (each with its own default
+// in the help text).
+
+template <typename Args>
+Flag<Args> k_flag(const std::string& help) {
+  return {"--k", "K", help, [](Args& a, const std::string& v) {
+            // The range (1 .. the row's length) is checked with the row (trace_topk, run_topk).
+            a.k = parse_integer(v, "--k", kIntMin, kIntMax);
+          }};
+}
+
+template <typename Args>
+Flag<Args> smallest_flag() {
+  return {"--smallest", "", "stage 7 (top-k): the k smallest values (default: the largest)",
+          [](Args& a, const std::string&) { a.smallest = true; }};
+}
+
+/// --segments S,S,...: sizes of 0 .. \p max_size keys each.
+template <typename Args>
+Flag<Args> segments_flag(const std::string& help, long long max_size) {
+  return {"--segments", "S,S,...", help, [max_size](Args& a, const std::string& v) {
+            std::vector<std::uint32_t> sizes;
+            std::stringstream stream(v);
+            std::string size;
+            while (std::getline(stream, size, ','))
+              sizes.push_back(
+                  static_cast<std::uint32_t>(parse_integer(size, "--segments", 0, max_size)));
+            if (sizes.empty()) throw UsageError("--segments: give at least one size");
+            a.segments = sizes;
+          }};
+}
+
 const std::vector<Flag<RunArgs>>& run_flags() {
   static const std::vector<Flag<RunArgs>> flags = [] {
     std::vector<Flag<RunArgs>> f = shared_flags<RunArgs>();
     f.insert(f.begin() + 2,
              {"--n", "N", "number of keys, up to 2^30: 1000000, 1e7, 2^24, 1<<20 (default 2^24)",
-              [](RunArgs& a, const std::string& v) { a.n = parse_count(v, "--n", kMaxRunCount); }});
+              [](RunArgs& a, const std::string& v) {
+                a.n = parse_count(v, "--n", kMaxRunCount);
+                a.n_given = true;
+              }});
     f.push_back({"--pairs", "", "sort (key, value) pairs; values are the input positions 0..n-1",
                  [](RunArgs& a, const std::string&) { a.pairs = true; }});
     f.push_back({"--begin-bit", "B", "first key bit to sort by (default 0)",
@@ -177,6 +216,43 @@ const std::vector<Flag<RunArgs>>& run_flags() {
                  [](RunArgs& a, const std::string& v) {
                    a.repeat = static_cast<int>(parse_integer(v, "--repeat", 1, 100000));
                  }});
+    f.push_back(segments_flag<RunArgs>(
+        "stage 6 (segmented sort): sizes of consecutive segments, 0 allowed; their sum is n "
+        "(--n may be left out)",
+        static_cast<long long>(kMaxRunCount)));
+    f.push_back({"--segment-size", "L",
+                 "stage 6: consecutive segments of L keys, the last one shorter (the default: " +
+                     std::to_string(kDefaultSegmentSize) + ")",
+                 [](RunArgs& a, const std::string& v) {
+                   a.segment_size = parse_count(v, "--segment-size", kMaxRunCount);
+                   if (*a.segment_size == 0)
+                     throw UsageError(
+                         "--segment-size: a segment size of 0 cuts nothing; give 1 "
+                         "or more (or --segments with empty segments)");
+                 }});
+    f.push_back(
+        {"--rows", "R",
+         "stage 7 (top-k): rows of the matrix (default " + std::to_string(kDefaultTopkRows) + ")",
+         [](RunArgs& a, const std::string& v) {
+           a.rows = parse_count(v, "--rows", kMaxRunCount);
+           if (*a.rows == 0) throw UsageError("--rows: top-k needs at least one row");
+         }});
+    f.push_back({"--row-length", "L",
+                 "stage 7: values per row (default " + std::to_string(kDefaultTopkRowLength) +
+                     "); n = rows x row length, at most 2^30",
+                 [](RunArgs& a, const std::string& v) {
+                   a.row_length = parse_count(v, "--row-length", kMaxRunCount);
+                   if (*a.row_length == 0)
+                     throw UsageError("--row-length: top-k needs at least one value per row");
+                 }});
+    f.push_back(k_flag<RunArgs>("stage 7: values to pick per row, 1 .. row length (default " +
+                                std::to_string(kDefaultTopkK) + ")"));
+    f.push_back(smallest_flag<RunArgs>());
+    f.push_back({"--sorted", "",
+                 "stage 7: each row's answers best first (k up to " +
+                     std::to_string(stage07::kMaxSortedK) +
+                     "; default: unsorted, the stage's gather order)",
+                 [](RunArgs& a, const std::string&) { a.sorted = true; }});
     return f;
   }();
   return flags;
@@ -209,26 +285,12 @@ const std::vector<Flag<TraceArgs>>& trace_flags() {
                    a.keys = keys;
                    a.n = keys.size();
                  }});
-    f.push_back({"--k", "K", "stage 7 (top-k): values to pick from the row (default 1)",
-                 [](TraceArgs& a, const std::string& v) {
-                   // The range (1 .. the row's length) is checked with the row (trace_topk).
-                   a.k = parse_integer(v, "--k", kIntMin, kIntMax);
-                 }});
-    f.push_back({"--segments", "S,S,...",
-                 "stage 6 (segmented sort): sizes of consecutive segments, 0 allowed (default "
-                 "0,1,2,5,8,17,33,100,300,600,1500,4000,5000); the keys are their sum",
-                 [](TraceArgs& a, const std::string& v) {
-                   std::vector<std::uint32_t> sizes;
-                   std::stringstream stream(v);
-                   std::string size;
-                   while (std::getline(stream, size, ','))
-                     sizes.push_back(
-                         static_cast<std::uint32_t>(parse_integer(size, "--segments", 0, 1 << 20)));
-                   if (sizes.empty()) throw UsageError("--segments: give at least one size");
-                   a.segments = sizes;
-                 }});
-    f.push_back({"--smallest", "", "stage 7 (top-k): the k smallest values (default: the largest)",
-                 [](TraceArgs& a, const std::string&) { a.smallest = true; }});
+    f.push_back(k_flag<TraceArgs>("stage 7 (top-k): values to pick from the row (default 1)"));
+    f.push_back(segments_flag<TraceArgs>(
+        "stage 6 (segmented sort): sizes of consecutive segments, 0 allowed (default "
+        "0,1,2,5,8,17,33,100,300,600,1500,4000,5000); the keys are their sum",
+        1 << 20));
+    f.push_back(smallest_flag<TraceArgs>());
     f.push_back({"--cpu", "", "use the stage's CPU model even when there is a GPU",
                  [](TraceArgs& a, const std::string&) { a.force_cpu = true; }});
     f.push_back({"--tile", "N",
@@ -463,12 +525,25 @@ std::string usage_text(const std::string& topic) {
            "warm-up\n"
            "run, then R runs timed with CUDA events), checks the result against the CPU reference\n"
            "and prints the median time and keys/s.\n"
+           "Stage 6 (segmented sort) sorts every segment of the n keys on its own: --segments\n"
+           "S,S,... gives the sizes (their sum is n), --segment-size L cuts segments of L keys\n"
+           "(default: "
+        << kDefaultSegmentSize
+        << ", the last one shorter). Stage 7 (top-k) picks the k largest (or\n"
+           "--smallest) values of every row of a --rows x --row-length matrix (default "
+        << kDefaultTopkRows << " x\n"
+        << kDefaultTopkRowLength << ", k = " << kDefaultTopkK
+        << "; n is rows x row length, so --n is refused) and reports values/s and\n"
+           "rows/s.\n"
            "Exit code: 0 verified, 1 wrong result or GPU error, 2 bad arguments, 3 no GPU.\n\n"
            "options:\n"
         << flags_text(run_flags())
         << "\nexamples:\n"
            "  sortlab run --stage 4 --type f32 --n 1e7\n"
-           "  sortlab run --stage 3 --n 2^24 --radix-bits 8 --pairs --dist nearly\n";
+           "  sortlab run --stage 3 --n 2^24 --radix-bits 8 --pairs --dist nearly\n"
+           "  sortlab run --stage 6 --n 1e7 --segment-size 300 --pairs   (segmented sort)\n"
+           "  sortlab run --stage 6 --segments 0,5,40,3000,100000 --type f32\n"
+           "  sortlab run --stage 7 --rows 64 --row-length 128000 --k 50 --sorted   (top-k)\n";
   } else if (topic == "trace") {
     out << "usage: sortlab trace --stage N [options]\n\n"
            "Sorts n tiny keys (values 0 .. 2^bits - 1) with stage N and prints, pass by pass, "

@@ -59,6 +59,24 @@ std::string to_string(KeyType type);
 /// \param text the value given on the command line
 KeyType parse_key_type(const std::string& text);
 
+/// Calls \p work with a value of the key type \p type names (std::uint32_t, std::int32_t or
+/// float) and returns what it returns: the one place where --type picks the typed code of `run`
+/// and `trace`.
+/// \param type the key type from the command line
+/// \param work a generic callable taking the key type's value, returning an exit code
+template <typename Work>
+int with_key_type(KeyType type, Work&& work) {
+  switch (type) {
+    case KeyType::kU32:
+      return work(std::uint32_t{});
+    case KeyType::kI32:
+      return work(std::int32_t{});
+    case KeyType::kF32:
+      return work(float{});
+  }
+  return kExitUsage;
+}
+
 /// Largest n `sortlab run` accepts (2^30, the limit of every sortlab sort).
 inline constexpr std::size_t kMaxRunCount = kMaxSortItems;
 
@@ -103,6 +121,24 @@ struct RunArgs {
   int repeat = 10;                                     ///< --repeat R: timed runs (median)
   std::uint64_t seed = 1;                              ///< --seed S for the generator
   Tuning tuning;                                       ///< --radix-bits, --keys-per-thread
+  /// --n was given: stage 6 otherwise takes the sum of --segments, and stage 7 refuses it (its
+  /// n is --rows x --row-length).
+  bool n_given = false;
+  /// --segments S,S,...: stage 6 cuts the keys into consecutive segments of these sizes (their
+  /// sum is n); other stages refuse it.
+  std::optional<std::vector<std::uint32_t>> segments;
+  /// --segment-size L: stage 6 cuts the keys into consecutive segments of L keys, the last one
+  /// shorter (run_segments.hpp has the default); other stages refuse it.
+  std::optional<std::size_t> segment_size;
+  /// --rows R: stage 7's number of rows (run_topk.hpp has the default); other stages refuse it.
+  std::optional<std::size_t> rows;
+  /// --row-length L: stage 7's values per row (run_topk.hpp has the default); other stages
+  /// refuse it.
+  std::optional<std::size_t> row_length;
+  /// --k K: values stage 7 picks per row (run_topk.hpp has the default; 1 .. row length).
+  std::optional<long long> k;
+  bool smallest = false;  ///< --smallest: stage 7 picks the k smallest (default: the largest)
+  bool sorted = false;    ///< --sorted: stage 7 returns each row's answers best first
 };
 
 /// Arguments of `sortlab trace`.

@@ -510,6 +510,16 @@ const StageEntry& find_stage(int number) {
   throw UsageError("stage " + std::to_string(number) + " does not exist " + range);
 }
 
+StageEntry named_stage(int number, const char* name, const char* summary, const char* folder) {
+  StageEntry entry;
+  entry.number = number;
+  entry.name = name;
+  entry.summary = summary;
+  entry.folder = folder;
+  entry.validate = &NoTuning::validate;
+  return entry;
+}
+
 void check_tuning(const StageEntry& entry, const Tuning& tuning) {
   auto accepted_by = [](OptionInfo StageEntry::*option) {
     std::string stages;

@@ -140,6 +140,16 @@ const std::vector<StageEntry>& stage_registry();
 /// \param number the stage number given with --stage
 const StageEntry& find_stage(int number);
 
+/// An entry that only names a stage which is not a one-array sort (stage 06's segmented sort,
+/// stage 07's top-k): its number, name, summary and folder for messages and `sortlab stages`, no
+/// sort or trace functions and no tuning knobs, so that check_tuning() refuses --radix-bits and
+/// --keys-per-thread for it with the sorts' own message. Not in stage_registry().
+/// \param number the stage number
+/// \param name short name, e.g. "topk"
+/// \param summary the stage's kSummary
+/// \param folder where it lives
+StageEntry named_stage(int number, const char* name, const char* summary, const char* folder);
+
 /// Checks that \p entry accepts the knobs set in \p tuning and that their values are valid for
 /// it; throws UsageError naming the stage and the option otherwise.
 /// \param entry the stage

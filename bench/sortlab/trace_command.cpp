@@ -101,21 +101,6 @@ void check_trace_bits(const TraceArgs& args) {
                      "trace");
 }
 
-/// Calls \p trace with a value of the key type \p type names (u32, i32 or f32) and returns
-/// what it returns.
-template <typename Trace>
-int with_key_type(KeyType type, Trace&& trace) {
-  switch (type) {
-    case KeyType::kU32:
-      return trace(std::uint32_t{});
-    case KeyType::kI32:
-      return trace(std::int32_t{});
-    case KeyType::kF32:
-      return trace(float{});
-  }
-  return kExitUsage;
-}
-
 /// The keys of a trace: --keys when given, else generated ones.
 template <typename Key>
 std::vector<Key> row_of(const TraceArgs& args) {

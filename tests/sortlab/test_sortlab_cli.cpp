@@ -4,13 +4,17 @@
 /// Tests named ...OnTheGpu run only where there is a GPU (skipped otherwise).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/sortlab/cli.hpp"
 #include "bench/sortlab/cli_args.hpp"
+#include "bench/sortlab/run_segments.hpp"
+#include "bench/sortlab/run_topk.hpp"
 #include "bench/sortlab/stage_registry.hpp"
 #include "chapters/02_coalesced_sort/coalesced_sort.hpp"
 #include "chapters/03_multibit_radix/multibit_radix_model.hpp"
@@ -1068,6 +1072,355 @@ TEST(SortlabTraceSegments, MismatchesAreRefused) {
   EXPECT_EQ(r.code, 2);
   r = cli({"trace", "--stage", "6", "--segments", "2,x"});
   EXPECT_EQ(r.code, 2);
+}
+
+}  // namespace
+
+namespace {
+
+// ---- sortlab run --stage 6 (segmented sort) and --stage 7 (top-k) -------------------------------
+
+using sortlab::cli::plan_segmented_run;
+using sortlab::cli::plan_topk_run;
+using sortlab::cli::TopkRun;
+using sortlab::cli::verify_topk_rows;
+
+/// The run arguments of a command line that must parse.
+sortlab::cli::RunArgs run_args(const std::vector<std::string>& args) {
+  const Command command = parse_command_line(args);
+  EXPECT_EQ(command.kind, CommandKind::kRun);
+  return command.run;
+}
+
+TEST(SortlabArgs, RunParsesTheSegmentAndTopkFlags) {
+  auto run = run_args({"run", "--stage", "6", "--segments", "0,3,5", "--pairs", "--descending"});
+  ASSERT_TRUE(run.segments.has_value());
+  EXPECT_EQ(*run.segments, (std::vector<std::uint32_t>{0, 3, 5}));
+  EXPECT_FALSE(run.n_given);
+  EXPECT_FALSE(run.segment_size.has_value());
+  run = run_args({"run", "--stage", "6", "--segment-size", "300", "--n", "1e4"});
+  EXPECT_EQ(run.segment_size, std::size_t{300});
+  EXPECT_TRUE(run.n_given);
+  EXPECT_EQ(run.n, 10000u);
+  run = run_args({"run", "--stage", "7", "--rows", "8", "--row-length=1<<10", "--k", "5",
+                  "--smallest", "--sorted", "--type", "f32"});
+  EXPECT_EQ(run.rows, std::size_t{8});
+  EXPECT_EQ(run.row_length, std::size_t{1024});
+  EXPECT_EQ(run.k, 5);
+  EXPECT_TRUE(run.smallest);
+  EXPECT_TRUE(run.sorted);
+  const TopkRun plan = plan_topk_run(run);
+  EXPECT_EQ(plan.rows, 8u);
+  EXPECT_EQ(plan.row_length, 1024u);
+  EXPECT_EQ(plan.k, 5u);
+  EXPECT_FALSE(plan.largest);
+  EXPECT_TRUE(plan.sorted);
+}
+
+TEST(SortlabArgs, RunDefaultsOfTheSegmentedSortAndTopk) {
+  const auto plain = run_args({"run", "--stage", "6"});
+  EXPECT_FALSE(plain.segments || plain.segment_size || plain.rows || plain.row_length || plain.k);
+  EXPECT_FALSE(plain.smallest || plain.sorted || plain.n_given);
+  // Default: --n's default cut into segments of kDefaultSegmentSize, the last one shorter.
+  const auto cut = plan_segmented_run(plain);
+  const std::size_t n = std::size_t{1} << 24, size = sortlab::cli::kDefaultSegmentSize;
+  EXPECT_EQ(size, 1000u);
+  EXPECT_EQ(cut.n, n);
+  ASSERT_EQ(cut.offsets.size(), (n + size - 1) / size + 1);
+  EXPECT_EQ(cut.offsets[1], size);
+  EXPECT_EQ(cut.offsets.back(), n);
+  EXPECT_EQ(cut.offsets.back() - cut.offsets[cut.offsets.size() - 2], n % size);
+  EXPECT_NE(cut.origin.find("--segment-size 1000, the default"), std::string::npos) << cut.origin;
+  // --segments: n is their sum; empty segments stay.
+  const auto given = plan_segmented_run(run_args({"run", "--stage", "6", "--segments", "0,5,0,7"}));
+  EXPECT_EQ(given.n, 12u);
+  EXPECT_EQ(given.offsets, (std::vector<std::uint32_t>{0, 0, 5, 5, 12}));
+  const auto agreeing =
+      plan_segmented_run(run_args({"run", "--stage", "6", "--segments", "4,6", "--n", "10"}));
+  EXPECT_EQ(agreeing.offsets, (std::vector<std::uint32_t>{0, 4, 10}));
+  const auto sized =
+      plan_segmented_run(run_args({"run", "--stage", "6", "--segment-size", "4", "--n", "10"}));
+  EXPECT_EQ(sized.offsets, (std::vector<std::uint32_t>{0, 4, 8, 10}));
+  EXPECT_EQ(plan_segmented_run(run_args({"run", "--stage", "6", "--n", "0"})).offsets,
+            (std::vector<std::uint32_t>{0}));
+
+  const TopkRun topk = plan_topk_run(run_args({"run", "--stage", "7"}));
+  EXPECT_EQ(topk.rows, sortlab::cli::kDefaultTopkRows);
+  EXPECT_EQ(topk.row_length, sortlab::cli::kDefaultTopkRowLength);
+  EXPECT_EQ(topk.rows * topk.row_length, std::size_t{1} << 24);  // the other runs' default n
+  EXPECT_EQ(topk.k, sortlab::cli::kDefaultTopkK);
+  EXPECT_TRUE(topk.largest);
+  EXPECT_FALSE(topk.sorted);
+  // The default k never exceeds a short row.
+  EXPECT_EQ(plan_topk_run(run_args({"run", "--stage", "7", "--row-length", "10"})).k, 10u);
+}
+
+// Every mistake is a usage error with a message that says what to change, found before the GPU
+// is looked for (so with or without one).
+TEST(SortlabRun, SegmentAndTopkArgumentErrorsNameTheProblem) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"run", "--stage", "6", "--segments", "3,4", "--n", "8"},
+       "--segments: the sizes add up to 7 keys but --n is 8"},
+      {{"run", "--stage", "6", "--segments", "3", "--segment-size", "3"}, "not both"},
+      {{"run", "--stage", "6", "--segment-size", "0"}, "--segment-size: a segment size of 0"},
+      {{"run", "--stage", "6", "--segments", "1073741824,1"}, "more than the maximum"},
+      {{"run", "--stage", "6", "--segments", "2,-1"}, "--segments: -1 is out of range"},
+      {{"run", "--stage", "6", "--rows", "4"}, "--rows is for stage 7 (top-k)"},
+      {{"run", "--stage", "6", "--k", "4"}, "--k is for stage 7 (top-k)"},
+      {{"run", "--stage", "6", "--sorted"}, "--sorted is for stage 7 (top-k)"},
+      {{"run", "--stage", "6", "--radix-bits", "4"},
+       "--radix-bits: stage 06 (segmented_sort) has no digit width to tune"},
+      {{"run", "--stage", "7", "--rows", "4", "--row-length", "10", "--k", "11"},
+       "--k: stage 07 picks 1 to 10 values per row (the row length), got 11"},
+      {{"run", "--stage", "7", "--k", "0"}, "got 0"},
+      {{"run", "--stage", "7", "--k", "-3"}, "got -3"},
+      {{"run", "--stage", "7", "--rows", "0"}, "--rows: top-k needs at least one row"},
+      {{"run", "--stage", "7", "--row-length", "0"}, "--row-length: top-k needs at least one"},
+      {{"run", "--stage", "7", "--rows", "2^20", "--row-length", "2^11"},
+       "more than the maximum 1073741824 (2^30)"},
+      {{"run", "--stage", "7", "--k", "3000", "--row-length", "5000", "--sorted"},
+       "--sorted: stage 07 sorts at most 2048 answers per row"},
+      {{"run", "--stage", "7", "--segments", "4"}, "--segments is for stage 6 (segmented sort)"},
+      {{"run", "--stage", "7", "--segment-size", "4"}, "--segment-size is for stage 6"},
+      {{"run", "--stage", "7", "--n", "100"}, "--n: stage 7's n is --rows x --row-length"},
+      {{"run", "--stage", "7", "--pairs"}, "--pairs is for the sorts"},
+      {{"run", "--stage", "7", "--descending"}, "the k smallest with --smallest"},
+      {{"run", "--stage", "7", "--end-bit", "16"}, "--begin-bit and --end-bit are for the sorts"},
+      {{"run", "--stage", "7", "--keys-per-thread", "4"},
+       "--keys-per-thread: stage 07 (topk) has no keys-per-thread knob"},
+      {{"run", "--stage", "8", "--rows", "4"},
+       "--rows is for stage 7 (top-k); stage 08 (onesweep) sorts every key"},
+      {{"run", "--stage", "3", "--segments", "4"}, "--segments is for stage 6 (segmented sort)"},
+      {{"run", "--stage", "1", "--segment-size", "4"}, "--segment-size is for stage 6"},
+      {{"run", "--stage", "1", "--smallest"}, "--smallest is for stage 7"},
+      {{"run", "--stage", "0", "--row-length", "4"}, "--row-length is for stage 7"},
+  };
+  for (const auto& [args, message] : cases)
+    for (bool gpu : {false, true}) {
+      std::string line;
+      for (const auto& arg : args) line += arg + " ";
+      const CliResult result = cli(args, gpu);
+      EXPECT_EQ(result.code, sortlab::cli::kExitUsage) << line << result.err;
+      EXPECT_NE(result.err.find(message), std::string::npos) << line << "\n" << result.err;
+      EXPECT_NE(result.err.find("sortlab run --help` for usage"), std::string::npos) << line;
+      EXPECT_TRUE(result.out.empty()) << line << result.out;
+    }
+}
+
+TEST(SortlabRun, SegmentedSortAndTopkWithoutAGpuExitThree) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"run", "--stage", "6"},
+           {"run", "--stage", "6", "--segments", "0,4,1000", "--pairs", "--type", "f32"},
+           {"run", "--stage", "6", "--n", "1e6", "--segment-size", "77", "--descending"},
+           {"run", "--stage", "7"},
+           {"run", "--stage", "7", "--rows", "3", "--row-length", "100", "--k", "100", "--smallest",
+            "--sorted", "--type", "i32"}}) {
+    const CliResult result = cli(args, /*gpu=*/false);
+    EXPECT_EQ(result.code, sortlab::cli::kExitNoGpu) << args[2] << result.err;
+    EXPECT_NE(result.err.find("sortlab run needs a CUDA GPU"), std::string::npos) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+}
+
+TEST(SortlabArgs, RunHelpDocumentsTheSegmentAndTopkFlags) {
+  const std::string help = cli(words({"run", "--help"})).out;
+  for (const char* text : {"--segments S,S,...", "--segment-size L", "--rows R", "--row-length L",
+                           "--k K", "--smallest", "--sorted", "(the default: 1000)",
+                           "sortlab run --stage 6 ", "sortlab run --stage 7 "})
+    EXPECT_NE(help.find(text), std::string::npos) << text << "\n" << help;
+}
+
+// `sortlab stages` lists stages 6 and 7 with what `run` takes for them, in ladder order.
+TEST(SortlabRegistry, StagesListsTheSegmentedSortAndTopk) {
+  const std::string out = cli(words({"stages"})).out;
+  const std::size_t five = out.find("stage 05 ("), six = out.find("stage 06 (segmented_sort)"),
+                    seven = out.find("stage 07 (topk)"), eight = out.find("stage 08 (");
+  ASSERT_NE(six, std::string::npos) << out;
+  ASSERT_NE(seven, std::string::npos) << out;
+  EXPECT_LT(five, six);
+  EXPECT_LT(six, seven);
+  EXPECT_LT(seven, eight);
+  EXPECT_NE(out.find(sortlab::cli::segmented_stage().summary), std::string::npos);
+  EXPECT_NE(out.find(sortlab::cli::topk_stage().summary), std::string::npos);
+  EXPECT_NE(out.find("--segments S,S,... or --segment-size L"), std::string::npos) << out;
+  EXPECT_NE(out.find("--rows R --row-length L"), std::string::npos) << out;
+}
+
+// ---- The top-k verifier, on hand-made outputs ---------------------------------------------------
+
+/// One row's top-k check.
+template <typename T>
+sortlab::VerifyResult check_row(const std::vector<T>& row, std::size_t k, bool largest, bool sorted,
+                                const std::vector<T>& values,
+                                const std::vector<std::int64_t>& indices) {
+  return verify_topk_rows(row, TopkRun{1, row.size(), k, largest, sorted}, values, indices);
+}
+
+/// The message of a failed check ("(passed)" when it passed).
+std::string failure_of(const sortlab::VerifyResult& result) {
+  return result.ok ? std::string("(passed)") : result.message;
+}
+
+TEST(SortlabRunTopkVerify, AcceptsEveryRightAnswerWhateverItsTieOrColumn) {
+  const std::vector<std::uint32_t> row = {5, 3, 7, 1, 3, 6};
+  EXPECT_TRUE(check_row<std::uint32_t>(row, 3, true, true, {7, 6, 5}, {2, 5, 0}));
+  EXPECT_TRUE(check_row<std::uint32_t>(row, 3, true, false, {5, 7, 6}, {0, 2, 5}));
+  // Ties at the k-th value: either 3 will do, in either order when unsorted.
+  EXPECT_TRUE(check_row<std::uint32_t>(row, 3, false, true, {1, 3, 3}, {3, 4, 1}));
+  EXPECT_TRUE(check_row<std::uint32_t>(row, 2, false, true, {1, 3}, {3, 4}));
+  EXPECT_TRUE(
+      check_row<std::uint32_t>(row, 6, true, false, {1, 3, 3, 5, 6, 7}, {3, 4, 1, 0, 5, 2}));
+  // Signed values, two rows.
+  const std::vector<std::int32_t> rows = {-5, 4, -1, 0, 9, -9};
+  EXPECT_TRUE(
+      verify_topk_rows<std::int32_t>(rows, TopkRun{2, 3, 1, false, true}, {-5, -9}, {0, 2}));
+  // -0.0 equals +0.0: either is the largest of this row, as long as the column holds it.
+  const std::vector<float> zeros = {-0.0f, 0.0f, -1.0f};
+  EXPECT_TRUE(check_row<float>(zeros, 1, true, true, {-0.0f}, {0}));
+  EXPECT_TRUE(check_row<float>(zeros, 1, true, true, {0.0f}, {1}));
+}
+
+// The stage's NaN rule (select_key.hpp): every NaN, whatever its sign, is the largest value and
+// equal to every other NaN.
+TEST(SortlabRunTopkVerify, EveryNanIsTheLargestValue) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> row = {1.0f, nan, -nan, 3.0f, -std::numeric_limits<float>::infinity()};
+  EXPECT_TRUE(check_row<float>(row, 2, true, true, {nan, -nan}, {1, 2}));
+  EXPECT_TRUE(check_row<float>(row, 2, true, true, {-nan, nan}, {2, 1}));
+  EXPECT_TRUE(check_row<float>(row, 3, true, true, {nan, -nan, 3.0f}, {1, 2, 3}));
+  const std::string missing = failure_of(check_row<float>(row, 2, true, true, {nan, 3.0f}, {1, 3}));
+  EXPECT_NE(missing.find("the answers are not the 2 largest values of the row"), std::string::npos)
+      << missing;
+  // The k smallest take the NaNs last.
+  EXPECT_TRUE(check_row<float>(row, 3, false, true,
+                               {-std::numeric_limits<float>::infinity(), 1.0f, 3.0f}, {4, 0, 3}));
+  EXPECT_FALSE(check_row<float>(row, 3, false, false,
+                                {-std::numeric_limits<float>::infinity(), 1.0f, -nan}, {4, 0, 2}));
+}
+
+TEST(SortlabRunTopkVerify, WrongAnswersFailWithTheirRowAndAnswer) {
+  const std::vector<std::uint32_t> row = {5, 3, 7, 1, 3, 6};
+  struct Case {
+    std::vector<std::uint32_t> values;
+    std::vector<std::int64_t> indices;
+    bool sorted;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{7, 6, 3},
+       {2, 5, 1},
+       true,
+       "row 0: the answers are not the 3 largest values of the row: its 3rd largest answer is 3 "
+       "(bits 0x3) at column 1, but the row's 3rd largest value is 5 (bits 0x5) (at column 0)"},
+      {{7, 6, 5},
+       {2, 5, 6},
+       true,
+       "row 0, answer 2 (output index 2): index 6 is not a column (row length 6)"},
+      {{7, 6, 5}, {2, -1, 0}, true, "answer 1 (output index 1): index -1 is not a column"},
+      {{7, 7, 5}, {2, 2, 0}, false, "answer 1 (output index 1): column 2 was already returned"},
+      {{7, 6, 5},
+       {2, 5, 4},
+       true,
+       "answer 2 (output index 2): value 5 (bits 0x5), but column 4 "
+       "holds 3 (bits 0x3)"},
+      {{6, 7, 5},
+       {5, 2, 0},
+       true,
+       "answer 1 (output index 1): not best first (--sorted): 7 "
+       "(bits 0x7) after 6 (bits 0x6)"},
+  };
+  for (const Case& c : cases) {
+    const auto result = check_row(row, 3, true, c.sorted, c.values, c.indices);
+    EXPECT_FALSE(result.ok) << c.message;
+    EXPECT_NE(failure_of(result).find(c.message), std::string::npos) << failure_of(result);
+  }
+  // A wrong second row is named, and so is its first wrong output position.
+  const std::vector<std::uint32_t> rows = {1, 2, 3, 9, 8, 7};
+  const auto second = verify_topk_rows<std::uint32_t>(rows, TopkRun{2, 3, 2, true, true},
+                                                      {3, 2, 9, 7}, {2, 1, 0, 2});
+  EXPECT_FALSE(second.ok);
+  EXPECT_EQ(second.first_bad_index, 3u);
+  EXPECT_NE(failure_of(second).find("row 1: the answers are not the 2 largest"), std::string::npos)
+      << failure_of(second);
+  // The output's size is checked before anything else.
+  EXPECT_NE(
+      failure_of(verify_topk_rows<std::uint32_t>(rows, TopkRun{2, 3, 2, true, true}, {3}, {2}))
+          .find("output has 1 values and 1 indices, rows x k is 4"),
+      std::string::npos);
+}
+
+// ---- On the GPU ---------------------------------------------------------------------------------
+
+// Stage 6 keys and pairs, every key type, on segment layouts that reach every kind of segment:
+// the default cut with a short last segment, empty segments between segments of every class,
+// one huge segment (the large class), and many tiny ones; descending with a bit window too.
+TEST(SortlabRun, SegmentedSortKeysAndPairsVerifyOnTheGpu) {
+  if (!sortlab::gpu_available()) GTEST_SKIP() << "no GPU: " << sortlab::gpu_description();
+  const std::vector<std::vector<std::string>> layouts = {
+      {"--n", "100003"},
+      {"--segments", "0,1,2,0,5,17,33,100,257,0,1000,2049,4097,0,30000,0"},
+      {"--segments", "300000"},
+      {"--n", "50000", "--segment-size", "7"},
+  };
+  for (const char* type : {"u32", "i32", "f32"})
+    for (bool pairs : {false, true})
+      for (const auto& layout : layouts) {
+        std::vector<std::string> args = {"run", "--stage", "6", "--type", type, "--repeat", "2"};
+        args.insert(args.end(), layout.begin(), layout.end());
+        if (pairs) args.push_back("--pairs");
+        const CliResult result = cli(args, true);
+        EXPECT_EQ(result.code, 0) << type << " " << layout[1] << result.out << result.err;
+        EXPECT_NE(result.out.find("verified: OK"), std::string::npos) << result.out;
+        EXPECT_NE(result.out.find("G keys/s"), std::string::npos) << result.out;
+        EXPECT_NE(result.out.find("segments      "), std::string::npos) << result.out;
+      }
+  const CliResult window = cli(
+      words({"run", "--stage", "6", "--n", "1<<16", "--segment-size", "3000", "--begin-bit", "3",
+             "--end-bit", "17", "--descending", "--dist", "few", "--pairs", "--type", "f32"}),
+      true);
+  EXPECT_EQ(window.code, 0) << window.out << window.err;
+  const CliResult specials = cli(words({"run", "--stage", "6", "--n", "20000", "--segment-size",
+                                        "999", "--dist", "specials", "--type", "f32", "--pairs"}),
+                                 true);
+  EXPECT_EQ(specials.code, 0) << specials.out << specials.err;
+}
+
+// Stage 7, every value type, largest and smallest, sorted and not: k = 1, k = the row length,
+// non-power-of-two rows (short ones for one warp per row, longer for one block, one long row for
+// several blocks), and float specials (NaNs, infinities, signed zeros) for the NaN rule.
+TEST(SortlabRun, TopkEveryTypeAndDirectionVerifiesOnTheGpu) {
+  if (!sortlab::gpu_available()) GTEST_SKIP() << "no GPU: " << sortlab::gpu_description();
+  const std::vector<std::vector<std::string>> shapes = {
+      {"--rows", "100", "--row-length", "1000", "--k", "1"},
+      {"--rows", "100", "--row-length", "1000", "--k", "1000"},
+      {"--rows", "33", "--row-length", "777", "--k", "777", "--sorted"},
+      {"--rows", "7", "--row-length", "3001", "--k", "50", "--sorted"},
+      {"--rows", "1", "--row-length", "1000003", "--k", "2048", "--sorted"},
+      {"--rows", "2", "--row-length", "200001", "--k", "5000"},
+      {"--rows", "9", "--row-length", "1", "--k", "1"},
+  };
+  for (const char* type : {"u32", "i32", "f32"})
+    for (bool smallest : {false, true})
+      for (const auto& shape : shapes) {
+        std::vector<std::string> args = {"run", "--stage", "7", "--type", type, "--repeat", "2"};
+        args.insert(args.end(), shape.begin(), shape.end());
+        if (smallest) args.push_back("--smallest");
+        const CliResult result = cli(args, true);
+        std::string line;
+        for (const auto& arg : args) line += arg + " ";
+        EXPECT_EQ(result.code, 0) << line << result.out << result.err;
+        EXPECT_NE(result.out.find("verified: OK"), std::string::npos) << line << result.out;
+        EXPECT_NE(result.out.find("G values/s"), std::string::npos) << result.out;
+        EXPECT_NE(result.out.find("M rows/s"), std::string::npos) << result.out;
+      }
+  for (const char* dist : {"specials", "few", "equal"})
+    for (const char* direction : {"--sorted", "--smallest"}) {
+      const CliResult result =
+          cli({"run", "--stage", "7", "--type", "f32", "--dist", dist, "--rows", "40",
+               "--row-length", "5000", "--k", "100", direction, "--repeat", "1"},
+              true);
+      EXPECT_EQ(result.code, 0) << dist << " " << direction << result.out << result.err;
+    }
 }
 
 }  // namespace
