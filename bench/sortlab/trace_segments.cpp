@@ -21,9 +21,9 @@ std::string count_of(std::size_t count, const char* word) {
   return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
 }
 
-/// Who sorts one segment of bin \p bin, in words (size_classes.hpp's table), for keys of
-/// \p key_bytes bytes.
-std::string who_sorts(int bin, std::size_t key_bytes) {
+/// Who sorts one segment of \p size keys in bin \p bin, in words (size_classes.hpp's table), for
+/// keys of \p key_bytes bytes.
+std::string who_sorts(int bin, std::uint32_t size, std::size_t key_bytes) {
   using namespace stage06;
   std::ostringstream text;
   if (bin == kNoBin) {
@@ -45,9 +45,14 @@ std::string who_sorts(int bin, std::size_t key_bytes) {
     text << "one block: stage 05's block sort of a " << bin_max_items(bin) << "-key tile ("
          << tile.threads << " x " << tile.keys_per_thread << ", " << tile.radix_bits
          << "-bit digits)";
-  } else {
+  } else if (size < kHugeMinItems) {
     text << "one block: " << kBlockRadixBits << "-bit passes through the scratch, tiles of "
          << medium_max_items(key_bytes) << " keys";
+  } else {
+    const std::uint32_t chunk = kHugeTilesPerChunk * medium_max_items(key_bytes);
+    text << "many blocks (huge): " << (size + chunk - 1) / chunk << " chunks of " << chunk
+         << " keys; per " << kBlockRadixBits
+         << "-bit pass a count kernel, a device-wide scan, a scatter kernel";
   }
   return text.str();
 }
@@ -101,7 +106,7 @@ int trace_segments(const std::vector<Key>& keys, const TraceArgs& args, std::ost
     out << std::setw(7) << s << std::setw(8) << begin_offsets[s] << std::setw(8) << sizes[s]
         << std::setw(5) << (bin == kNoBin ? std::string("-") : std::to_string(bin)) << "  "
         << std::left << std::setw(7) << stage06::to_string(classes.class_of[s]) << std::right << " "
-        << who_sorts(bin, sizeof(Key)) << '\n';
+        << who_sorts(bin, sizes[s], sizeof(Key)) << '\n';
   }
   out << "\nbin  segments    keys   slots  filled  (slots: the entries of its networks or tiles; "
          "no bin pads a segment to more than twice its size)\n";

@@ -14,6 +14,7 @@
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
 #include "chapters/06_segmented_sort/segmented_sort_kernels.cuh"
 #include "common/device_properties.hpp"
+#include "common/device_scan.hpp"
 #include "common/errors.hpp"
 #include "common/memory_ranges.hpp"
 #include "common/scratch_layout.hpp"
@@ -143,6 +144,38 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
            0, stream>>>(arrays, segments, range);
     SORTLAB_CHECK_LAUNCH();
   }
+
+  // Huge segments: many blocks per segment, three launches per pass (section 5 of the kernels).
+  const int passes = (range.end_bit - range.begin_bit + kBlockRadixBits - 1) / kBlockRadixBits;
+  if (plan.huge_capacity > 0 && passes > 0) {
+    std::uint32_t* lists = layout.get<std::uint32_t>(temp_storage, plan.huge_lists);
+    HugeSegments huge{};
+    huge.count = lists;
+    huge.ids = lists + 2;
+    huge.chunk_first = lists + 2 + plan.huge_capacity;
+    huge.table = layout.get<std::uint32_t>(temp_storage, plan.huge_table);
+    huge.capacity = static_cast<std::uint32_t>(plan.huge_capacity);
+    huge.max_chunks = static_cast<std::uint32_t>(plan.huge_max_chunks);
+    huge_plan_kernel<Key><<<1, kBlockThreads, 0, stream>>>(segments, huge);
+    SORTLAB_CHECK_LAUNCH();
+    const std::size_t table_entries = kLargeDigits * plan.huge_max_chunks;
+    void* scan_temp = layout.get<unsigned char>(temp_storage, plan.huge_scan);
+    const std::size_t scan_bytes = device_exclusive_sum_temp_bytes(table_entries);
+    // The blocks stride over the chunks; the count kernel's blocks are light (8 per SM), the
+    // scatter kernel's hold a 4096-key tile (two per SM, as the large kernel's).
+    const unsigned count_grid =
+        class_grid(plan.huge_max_chunks, 1, sms * (kMaxThreadsPerSm / kBlockThreads));
+    const unsigned scatter_grid = class_grid(plan.huge_max_chunks, 1, sms * kLargeMinBlocksPerSm);
+    for (int pass = 0; pass < passes; ++pass) {
+      huge_count_kernel<Key, Value>
+          <<<count_grid, kBlockThreads, 0, stream>>>(arrays, segments, huge, range, pass, passes);
+      SORTLAB_CHECK_LAUNCH();
+      device_exclusive_sum(scan_temp, scan_bytes, huge.table, huge.table, table_entries, stream);
+      huge_scatter_kernel<Key, Value>
+          <<<scatter_grid, kBlockThreads, 0, stream>>>(arrays, segments, huge, range, pass, passes);
+      SORTLAB_CHECK_LAUNCH();
+    }
+  }
 }
 
 }  // namespace
@@ -170,6 +203,17 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
     total += room;
   }
   plan.list_ids = plan.layout.add<std::uint32_t>(total);
+  // The huge path (many blocks per segment of at least kHugeMinItems keys): which segments are
+  // huge is known only on the device, so its lists and table have room for as many as n items
+  // can make.
+  plan.huge_capacity = huge_capacity(n, num_segments);
+  plan.huge_max_chunks = huge_max_chunks(n, num_segments, key_bytes);
+  const std::size_t table_entries = kLargeDigits * plan.huge_max_chunks;
+  plan.huge_lists =
+      plan.layout.add<std::uint32_t>(plan.huge_capacity > 0 ? 2 * plan.huge_capacity + 3 : 0);
+  plan.huge_table = plan.layout.add<std::uint32_t>(table_entries);
+  plan.huge_scan = plan.layout.add<unsigned char>(
+      table_entries > 0 ? device_exclusive_sum_temp_bytes(table_entries) : 0);
   return plan;
 }
 

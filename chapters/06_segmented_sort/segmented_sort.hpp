@@ -21,8 +21,11 @@
 ///       network over registers and shuffles, staged through shared memory;
 ///     - tile bins (257 .. 4096 keys, 2048 for 8-byte keys): one block per segment, stage 05's
 ///       BlockRadixSort on a tile of 512, 1024, 2048 or 4096 keys (one kernel per tile);
-///     - large: one block per segment, LSD radix passes of 6-bit digits through a scratch copy
-///       (the slow path, to be replaced: one block per huge segment leaves the GPU idle).
+///     - large (4097 .. 131071 keys): one block per segment, LSD radix passes of 6-bit digits
+///       through a scratch copy;
+///     - huge (131072 keys and more): many blocks per segment, one chunk of 4 tiles each, and
+///       per pass three launches (count every chunk's digits, one device-wide scan, sort and
+///       scatter every chunk).
 /// No bin pads a segment to more than twice its size.
 ///
 /// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort.
@@ -69,7 +72,15 @@ struct ScratchPlan {
   /// Ids list l has room for: min(num_segments, n / smallest size of its bin), since segments
   /// do not overlap (0 for the 4096-key tile of 8-byte keys, which does not exist).
   std::size_t list_capacity[kNumListBins];
-  ScratchLayout layout;  ///< the arrays, aligned
+  /// Huge segments the huge path has room for (huge_capacity(); 0: no huge path).
+  std::size_t huge_capacity;
+  /// Chunks of the huge segments at most (huge_max_chunks()).
+  std::size_t huge_max_chunks;
+  /// slot: the huge path's counts (2), ids (huge_capacity) and first chunks (huge_capacity + 1)
+  std::size_t huge_lists;
+  std::size_t huge_table;  ///< slot: the huge path's 2^6 digit counts per chunk, then positions
+  std::size_t huge_scan;   ///< slot: the device scan's scratch for the table
+  ScratchLayout layout;    ///< the arrays, aligned
 };
 
 /// The scratch layout of a sort of \p n items in \p num_segments segments: a size query returns

@@ -671,6 +671,63 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
   __syncthreads();
 }
 
+/// Sorts \p size consecutive keys (and values), tile by tile in order, by one pass's digit and
+/// writes them after the keys of each digit already placed: sorted position p of digit d of a
+/// tile goes to storage.next[d] + (p - the first position of d in the sorted tile), then next[d]
+/// moves on by the tile's count of d. The caller sets next[] (relative to the targets) and orders
+/// that before the call with a barrier. Keys of one digit land in tile order and, inside a tile,
+/// in input order: stable. Shared by the large kernel (one block, a whole segment) and the huge
+/// scatter kernel (one block, one chunk of a segment).
+template <typename Key, typename Value>
+__device__ __forceinline__ void sort_tiles_in_order(
+    const Key* source_keys, Key* target_keys, const Value* source_values, Value* target_values,
+    std::uint32_t size, int first_bit, int pass_bits, bool descending,
+    TileStorage<Key, Value, kLargeTileBin<Key>>& storage, LargePassStorage& pass_storage) {
+  constexpr int kTileBin = kLargeTileBin<Key>;
+  using Sort = TileSort<Key, Value, kTileBin>;
+  static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is the caller's");
+  constexpr int K = tile_shape(kTileBin).keys_per_thread;
+  constexpr std::uint32_t kTile = bin_max_items(kTileBin);
+  for (std::uint32_t tile = 0; tile < size; tile += kTile) {
+    const std::uint32_t valid = min(kTile, size - tile);
+    Key keys[K];
+    load_blocked<kBlockThreads>(source_keys + tile, valid, padding_key<Key>(descending),
+                                storage.keys, keys);
+    count_tile_digits(keys, valid, first_bit, pass_bits, descending, pass_storage);
+    if constexpr (kHasValues<Value>) {
+      Value values[K];
+      load_blocked<kBlockThreads>(source_values + tile, valid, Value{}, storage.values, values);
+      Sort(storage.sort)
+          .sort_blocked_to_striped(keys, values, descending, first_bit, first_bit + pass_bits);
+#pragma unroll
+      for (int i = 0; i < K; ++i) {
+        const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
+        if (p < valid) {
+          const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
+          const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
+          target_keys[to] = keys[i];
+          target_values[to] = values[i];
+        }
+      }
+    } else {
+      Sort(storage.sort)
+          .sort_blocked_to_striped(keys, descending, first_bit, first_bit + pass_bits);
+#pragma unroll
+      for (int i = 0; i < K; ++i) {
+        const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
+        if (p < valid) {
+          const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
+          target_keys[pass_storage.next[d] + (p - pass_storage.tile_start[d])] = keys[i];
+        }
+      }
+    }
+    __syncthreads();  // every thread has read next[] and tile_start[]
+    if (threadIdx.x < kLargeDigits)
+      pass_storage.next[threadIdx.x] += pass_storage.tile_count[threadIdx.x];
+    __syncthreads();
+  }
+}
+
 /// One block per large segment (more than one tile): an LSD radix sort of the segment alone, in
 /// passes of kBlockRadixBits-bit digits that ping-pong between the output and the scratch copy
 /// (the last pass writes the output; common/ping_pong_passes.hpp's parity). One pass:
@@ -685,12 +742,7 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     large_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
-  constexpr int kTileBin = kLargeTileBin<Key>;
-  using Sort = TileSort<Key, Value, kTileBin>;
-  static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is this kernel's");
-  constexpr int K = tile_shape(kTileBin).keys_per_thread;
-  constexpr std::uint32_t kTile = bin_max_items(kTileBin);
-  __shared__ TileStorage<Key, Value, kTileBin> storage;
+  __shared__ TileStorage<Key, Value, kLargeTileBin<Key>> storage;
   __shared__ LargePassStorage pass_storage;
   const std::uint32_t count = list_count(segments, list_of_bin(kLargeBin));
   const std::uint32_t* ids = list_ids(segments, list_of_bin(kLargeBin));
@@ -700,6 +752,7 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     const std::uint32_t s = ids[b];
     const std::uint32_t begin = segments.begin_offsets[s];
     const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
+    if (passes > 0 && size >= kHugeMinItems) continue;  // many blocks sort it (section 5)
     if (passes == 0) {  // no bits to sort by: the segment is its own sorted order
       for (std::uint32_t p = threadIdx.x; p < size; p += kBlockThreads) {
         arrays.keys_out[begin + p] = arrays.keys_in[begin + p];
@@ -751,49 +804,204 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
       }
 
       // 2. The tiles in order: rank by the block sort, scatter after the earlier tiles' keys.
-      for (std::uint32_t tile = 0; tile < size; tile += kTile) {
-        const std::uint32_t valid = min(kTile, size - tile);
-        Key keys[K];
-        load_blocked<kBlockThreads>(source_keys + tile, valid, padding_key<Key>(range.descending),
-                                    storage.keys, keys);
-        count_tile_digits(keys, valid, first_bit, pass_bits, range.descending, pass_storage);
-        if constexpr (kHasValues<Value>) {
-          Value values[K];
-          load_blocked<kBlockThreads>(source_values + tile, valid, Value{}, storage.values, values);
-          Sort(storage.sort)
-              .sort_blocked_to_striped(keys, values, range.descending, first_bit,
-                                       first_bit + pass_bits);
-#pragma unroll
-          for (int i = 0; i < K; ++i) {
-            const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-            if (p < valid) {
-              const std::uint32_t d =
-                  large_pass_digit(keys[i], first_bit, pass_bits, range.descending);
-              const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
-              target_keys[to] = keys[i];
-              target_values[to] = values[i];
-            }
-          }
-        } else {
-          Sort(storage.sort)
-              .sort_blocked_to_striped(keys, range.descending, first_bit, first_bit + pass_bits);
-#pragma unroll
-          for (int i = 0; i < K; ++i) {
-            const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-            if (p < valid) {
-              const std::uint32_t d =
-                  large_pass_digit(keys[i], first_bit, pass_bits, range.descending);
-              target_keys[pass_storage.next[d] + (p - pass_storage.tile_start[d])] = keys[i];
-            }
-          }
-        }
-        __syncthreads();  // every thread has read next[] and tile_start[]
-        if (threadIdx.x < kLargeDigits)
-          pass_storage.next[threadIdx.x] += pass_storage.tile_count[threadIdx.x];
-        __syncthreads();
-      }
+      sort_tiles_in_order(source_keys, target_keys, source_values, target_values, size, first_bit,
+                          pass_bits, range.descending, storage, pass_storage);
       // The barrier above also orders this pass's global writes before the next pass's reads.
     }
+  }
+}
+
+// ---- 5. Huge segments: many blocks per segment, one pass at a time ---------------------------
+
+/// The huge path's arrays in the scratch. The plan kernel lists the huge segments (large-class
+/// segments of at least kHugeMinItems keys) and cuts them into *chunks* of kHugeTilesPerChunk
+/// tiles; then every pass is three launches: huge_count_kernel writes every chunk's digit counts
+/// into `table`, a device-wide exclusive scan turns them into output positions, and
+/// huge_scatter_kernel sorts each chunk's tiles in order and writes them there. This is stage
+/// 05's upsweep / scan / downsweep with each segment's counts a region of one table: segment h's
+/// region starts at kLargeDigits * chunk_first[h] and holds its counts digit-major (digit d of
+/// its chunk j at d * chunks + j), so one scan of the whole table gives every key its place among
+/// the huge segments' keys, and subtracting the scan at the region's start, its place in its own
+/// segment.
+struct HugeSegments {
+  std::uint32_t* count;        ///< [0]: huge segments, [1]: their chunks (written by the plan)
+  std::uint32_t* ids;          ///< the huge segments' ids, in large-list order
+  std::uint32_t* chunk_first;  ///< first chunk of each huge segment; one entry past the last
+  std::uint32_t* table;        ///< kLargeDigits x max_chunks counts, then positions
+  std::uint32_t capacity;      ///< room of ids (huge_capacity())
+  std::uint32_t max_chunks;    ///< room of the table in chunks (huge_max_chunks())
+};
+
+/// Lists the huge segments and numbers their chunks (one block of kBlockThreads threads): a block
+/// scan over the large list, kBlockThreads entries at a time.
+/// \param segments the segments and the classification
+/// \param huge the huge path's arrays
+template <typename Key>
+__global__ void __launch_bounds__(kBlockThreads)
+    huge_plan_kernel(Segments segments, HugeSegments huge) {
+  constexpr std::uint32_t kChunk = kHugeTilesPerChunk * medium_max_items(sizeof(Key));
+  __shared__ BlockScanStorage<kBlockThreads> scan_segments, scan_chunks;
+  const std::uint32_t count = list_count(segments, list_of_bin(kLargeBin));
+  const std::uint32_t* ids = list_ids(segments, list_of_bin(kLargeBin));
+  std::uint32_t listed = 0, chunks = 0;  // the same in every thread
+  for (std::uint32_t first = 0; first < count; first += kBlockThreads) {
+    const std::uint32_t i = first + threadIdx.x;
+    std::uint32_t s = 0, size = 0;
+    if (i < count) {
+      s = ids[i];
+      size = segment_size(segments.begin_offsets[s], segments.end_offsets[s], segments.n);
+    }
+    const bool is_huge = size >= kHugeMinItems;
+    const std::uint32_t my_chunks = is_huge ? (size + kChunk - 1) / kChunk : 0u;
+    std::uint32_t batch_segments = 0, batch_chunks = 0;
+    const std::uint32_t slot =
+        block_exclusive_sum<kBlockThreads>(is_huge ? 1u : 0u, scan_segments, batch_segments);
+    const std::uint32_t chunk =
+        block_exclusive_sum<kBlockThreads>(my_chunks, scan_chunks, batch_chunks);
+    // Overlapping segments (a broken precondition) could list more than the room: never write
+    // past it.
+    if (is_huge && listed + slot < huge.capacity) {
+      huge.ids[listed + slot] = s;
+      huge.chunk_first[listed + slot] = chunks + chunk;
+    }
+    listed += batch_segments;
+    chunks += batch_chunks;
+    __syncthreads();  // the scans' storage is read again by the next batch
+  }
+  if (threadIdx.x == 0) {
+    listed = min(listed, huge.capacity);
+    huge.chunk_first[listed] = chunks;
+    huge.count[0] = listed;
+    huge.count[1] = min(chunks, huge.max_chunks);
+  }
+}
+
+/// Where chunk \p c of the huge path lies: its segment (the last h of the huge list whose first
+/// chunk is at most c, by binary search) and the chunk's place in it.
+struct HugeChunk {
+  std::uint32_t h;       ///< index in the huge list
+  std::uint32_t begin;   ///< first item of the segment
+  std::uint32_t size;    ///< items of the segment
+  std::uint32_t chunk;   ///< the chunk's index in its segment
+  std::uint32_t chunks;  ///< chunks of the segment
+};
+
+/// Finds chunk \p c (below huge.count[1]) among the huge segments.
+/// \param segments the segments
+/// \param huge the huge path's arrays, planned
+/// \param c a chunk of the huge path
+__device__ __forceinline__ HugeChunk find_huge_chunk(const Segments& segments,
+                                                     const HugeSegments& huge, std::uint32_t c) {
+  std::uint32_t low = 0, high = huge.count[0];  // chunk_first[low] <= c < chunk_first[high]
+  while (high - low > 1) {
+    const std::uint32_t mid = (low + high) / 2;
+    if (huge.chunk_first[mid] <= c)
+      low = mid;
+    else
+      high = mid;
+  }
+  HugeChunk where;
+  where.h = low;
+  const std::uint32_t s = huge.ids[low];
+  where.begin = segments.begin_offsets[s];
+  where.size = segment_size(where.begin, segments.end_offsets[s], segments.n);
+  where.chunk = c - huge.chunk_first[low];
+  where.chunks = huge.chunk_first[low + 1] - huge.chunk_first[low];
+  return where;
+}
+
+/// What pass \p pass of \p passes reads: the input first, then what the pass before wrote
+/// (common/ping_pong_passes.hpp's parity: the last pass writes the output).
+template <typename T>
+__device__ __forceinline__ const T* pass_source(const T* input, T* output, T* alternate, int pass,
+                                                int passes) {
+  return pass == 0 ? input : pass_writes_output(pass - 1, passes) ? output : alternate;
+}
+
+/// The huge path's upsweep for one pass: every chunk of every huge segment counts its digits
+/// (16-byte loads, shared atomics) into its column of its segment's region of the table. The
+/// blocks stride over the chunks.
+/// \param arrays the sort's arrays
+/// \param segments the segments
+/// \param huge the huge path's arrays, planned
+/// \param range the sorted bits and the direction
+/// \param pass this pass (its digit: bits range.begin_bit + pass * kBlockRadixBits, ...)
+/// \param passes passes of the sort
+template <typename Key, typename Value>
+__global__ void __launch_bounds__(kBlockThreads)
+    huge_count_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
+                      BitRange range, int pass, int passes) {
+  constexpr std::uint32_t kChunk = kHugeTilesPerChunk * medium_max_items(sizeof(Key));
+  __shared__ std::uint32_t chunk_count[kLargeDigits];
+  const int first_bit = range.begin_bit + pass * kBlockRadixBits;
+  const int pass_bits = min(kBlockRadixBits, range.end_bit - first_bit);
+  const Key* source =
+      pass_source(arrays.keys_in, arrays.keys_out, arrays.alternate_keys, pass, passes);
+  const std::uint32_t total = huge.count[1];
+  for (std::uint32_t c = blockIdx.x; c < total; c += gridDim.x) {  // the same for the block
+    const HugeChunk where = find_huge_chunk(segments, huge, c);
+    if (threadIdx.x < kLargeDigits) chunk_count[threadIdx.x] = 0;
+    __syncthreads();
+    const std::uint32_t first = where.chunk * kChunk;
+    block_for_each_value<kBlockThreads, kLargeCountVectorsPerThread>(
+        source + where.begin + first, min(kChunk, where.size - first), [&](const Key& key) {
+          atomicAdd(chunk_count + large_pass_digit(key, first_bit, pass_bits, range.descending),
+                    1u);
+        });
+    __syncthreads();
+    if (threadIdx.x < kLargeDigits)
+      huge.table[kLargeDigits * std::size_t{huge.chunk_first[where.h]} +
+                 threadIdx.x * std::size_t{where.chunks} + where.chunk] = chunk_count[threadIdx.x];
+    __syncthreads();  // chunk_count is cleared again for the next chunk
+  }
+}
+
+/// The huge path's downsweep for one pass: each chunk's keys of digit d go after its segment's
+/// first item + (the scanned table at (d, chunk) - the scan at the segment's region start), its
+/// tiles sorted and placed in order by sort_tiles_in_order (stable).
+/// \param arrays the sort's arrays
+/// \param segments the segments
+/// \param huge the huge path's arrays, planned and scanned
+/// \param range the sorted bits and the direction
+/// \param pass this pass
+/// \param passes passes of the sort
+template <typename Key, typename Value>
+__global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
+    huge_scatter_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
+                        BitRange range, int pass, int passes) {
+  constexpr std::uint32_t kChunk = kHugeTilesPerChunk * medium_max_items(sizeof(Key));
+  __shared__ TileStorage<Key, Value, kLargeTileBin<Key>> storage;
+  __shared__ LargePassStorage pass_storage;
+  const int first_bit = range.begin_bit + pass * kBlockRadixBits;
+  const int pass_bits = min(kBlockRadixBits, range.end_bit - first_bit);
+  const bool to_output = pass_writes_output(pass, passes);
+  const Key* source_keys =
+      pass_source(arrays.keys_in, arrays.keys_out, arrays.alternate_keys, pass, passes);
+  Key* target_keys = to_output ? arrays.keys_out : arrays.alternate_keys;
+  const Value* source_values = nullptr;
+  Value* target_values = nullptr;
+  if constexpr (kHasValues<Value>) {
+    source_values =
+        pass_source(arrays.values_in, arrays.values_out, arrays.alternate_values, pass, passes);
+    target_values = to_output ? arrays.values_out : arrays.alternate_values;
+  }
+  const std::uint32_t total = huge.count[1];
+  for (std::uint32_t c = blockIdx.x; c < total; c += gridDim.x) {  // the same for the block
+    const HugeChunk where = find_huge_chunk(segments, huge, c);
+    const std::uint32_t first = where.chunk * kChunk;
+    if (threadIdx.x < kLargeDigits) {
+      const std::size_t region = kLargeDigits * std::size_t{huge.chunk_first[where.h]};
+      pass_storage.next[threadIdx.x] =
+          where.begin +
+          (huge.table[region + threadIdx.x * std::size_t{where.chunks} + where.chunk] -
+           huge.table[region]);
+    }
+    __syncthreads();  // next[] is set
+    const std::size_t from = std::size_t{where.begin} + first;
+    sort_tiles_in_order(source_keys + from, target_keys,
+                        source_values + (kHasValues<Value> ? from : 0), target_values,
+                        min(kChunk, where.size - first), first_bit, pass_bits, range.descending,
+                        storage, pass_storage);
   }
 }
 

@@ -179,6 +179,41 @@ SORTLAB_HOST_DEVICE constexpr std::uint32_t large_min_items(std::size_t key_byte
   return medium_max_items(key_bytes) + 1u;
 }
 
+/// Smallest segment of the large class that many blocks sort together (the *huge* path: one
+/// pass = a count kernel over every chunk of every huge segment, a device-wide scan of the
+/// per-chunk digit counts, a scatter kernel), instead of one block running all the passes alone.
+/// One block per segment leaves SMs idle when there are fewer large segments than SMs, and
+/// serialises a segment's tiles. Measured on the H100 (2^26 f32/u32 pairs, README): segments of
+/// 2^20 keys took 10.7 ms with one block each and 4.65 on the huge path; segments of 2^16, 4.48
+/// with one block and 4.69 on the huge path, hence 2^17.
+inline constexpr std::uint32_t kHugeMinItems = std::uint32_t{1} << 17;
+
+/// Huge segments that \p n items in \p num_segments segments can hold: segments do not overlap,
+/// so at most n / kHugeMinItems.
+/// \param n items
+/// \param num_segments segments
+SORTLAB_HOST_DEVICE constexpr std::size_t huge_capacity(std::size_t n, std::size_t num_segments) {
+  return num_segments < n / kHugeMinItems ? num_segments : n / kHugeMinItems;
+}
+
+/// Tiles of a chunk of a huge segment: what one block of the huge path counts and sorts per pass
+/// (its tiles in order), and one column of the huge path's count table. Larger chunks make the
+/// table (and its scan, which every sort that could hold a huge segment pays) smaller.
+inline constexpr std::uint32_t kHugeTilesPerChunk = 4;
+
+/// Chunks that the huge segments of \p n items take at most: n / chunk whole chunks plus one
+/// partial chunk per huge segment.
+/// \param n items
+/// \param num_segments segments
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr std::size_t huge_max_chunks(std::size_t n, std::size_t num_segments,
+                                                          std::size_t key_bytes) {
+  return huge_capacity(n, num_segments) == 0
+             ? 0
+             : n / (kHugeTilesPerChunk * medium_max_items(key_bytes)) +
+                   huge_capacity(n, num_segments);
+}
+
 /// Smallest segment bin \p bin can hold for keys of \p key_bytes bytes (what bounds the length
 /// of its id list: non-overlapping segments of at least that size in n items number at most n
 /// divided by it).

@@ -450,6 +450,59 @@ TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
                                                             {0, sortlab::kAllBits, true});
 }
 
+// Huge segments (at least kHugeMinItems keys) are sorted by many blocks each, one pass at a time
+// (the count, scan, scatter kernels, one block per chunk of 4 tiles): the smallest huge segment
+// (a whole number of chunks of 4 x 4096 keys), one tile plus one key more, one just below the threshold
+// (one block, the large kernel) and one with a partial last tile, mixed with small and medium
+// segments, gaps and an empty segment, listed out of order; keys and stable pairs, descending with
+// a bit range, 8-byte keys (2048-key tiles) with 8-byte values, and few distinct keys (long runs of
+// equal keys across tiles).
+TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 random(seed);
+  const std::uint32_t huge = stage06::kHugeMinItems;
+  Layout layout{"huge segments", 0, {}, {}};
+  std::uint32_t at = 0;
+  for (std::uint32_t size :
+       {huge, 7u, huge + 4097u, 0u, huge - 1, 1000u, 3 * huge + 12345u, huge + 1, 33u}) {
+    at += static_cast<std::uint32_t>(random() % 3);  // gaps keep the poison
+    layout.begin.push_back(at);
+    layout.end.push_back(at + size);
+    at += size;
+  }
+  layout.n = at + 5;
+  layout = shuffled(layout, random);
+  if (layout.n > sortlab::testing::max_test_n())
+    GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
+  SCOPED_TRACE(case_label(layout.n, "huge segments", seed));
+  const auto uniform =
+      sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, layout.n, seed);
+  expect_segmented_sort<std::uint32_t, std::uint32_t, false>(uniform, layout, {});
+  expect_segmented_sort<std::uint32_t, std::uint32_t, true>(uniform, layout, {});
+  const auto few =
+      sortlab::generate_keys<float>(sortlab::Distribution::kFewDistinct, layout.n, seed + 1);
+  expect_segmented_sort<float, std::uint32_t, true>(few, layout, {0, sortlab::kAllBits, true});
+  expect_segmented_sort<float, std::uint32_t, true>(few, layout, {3, 29, true});
+  const auto wide = sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kFewDistinct,
+                                                          layout.n, seed + 2);
+  expect_segmented_sort<std::uint64_t, std::uint64_t, true>(wide, layout, {});
+}
+
+// More chunks of huge segments than the huge kernels' grids hold (the count kernel 8 blocks per
+// SM, the scatter kernel 2): five segments of 2^22 + 77 keys, 1285 chunks of 16384 keys, so
+// blocks count and sort several chunks, of different segments. About 21 M items.
+TEST(Stage06SegmentedGpu, HugeSegmentsMoreChunksThanTheGridsHold) {
+  const std::uint64_t seed = test_seed();
+  const Layout layout = from_sizes("three huge segments",
+                                   std::vector<std::uint32_t>(3, (std::uint32_t{1} << 22) + 77));
+  if (layout.n > sortlab::testing::max_test_n())
+    GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
+  SCOPED_TRACE(case_label(layout.n, "uniform", seed));
+  const auto keys =
+      sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, layout.n, seed);
+  expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {});
+}
+
 // A scratch that starts at an odd address, on a non-blocking stream.
 TEST(Stage06SegmentedGpu, MisalignedScratchOnItsOwnStream) {
   const std::uint64_t seed = test_seed();

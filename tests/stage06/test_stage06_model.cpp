@@ -20,6 +20,7 @@
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
 #include "chapters/06_segmented_sort/size_classes.hpp"
 #include "chapters/06_segmented_sort/sort_rows.hpp"
+#include "common/device_scan.hpp"
 #include "common/distributions.hpp"
 #include "common/errors.hpp"
 #include "common/reference.hpp"
@@ -689,7 +690,17 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
       const std::size_t ids8 = expected_list_room(n, segments, 8);
       EXPECT_GE(keys_bytes, n * 4 + ids4 * 4);
       EXPECT_GE(pairs_bytes, n * 16 + ids8 * 4);
-      EXPECT_LT(keys_bytes, n * 4 + ids4 * 4 + 5 * sortlab::ScratchLayout::kAlignment);
+      // Plus the huge path's lists, table and scan scratch, when n items can make a huge segment.
+      const auto plan4 = stage06::plan_scratch(n, segments, 4, 0);
+      EXPECT_EQ(plan4.huge_capacity, std::min<std::size_t>(segments, n / stage06::kHugeMinItems));
+      const std::size_t table = 64 * plan4.huge_max_chunks;
+      const std::size_t huge_bytes = plan4.huge_capacity == 0
+                                         ? 0
+                                         : (2 * plan4.huge_capacity + 3 + table) * 4 +
+                                               sortlab::device_exclusive_sum_temp_bytes(table);
+      EXPECT_EQ(plan4.huge_max_chunks,
+                plan4.huge_capacity == 0 ? 0 : n / (4 * 4096) + plan4.huge_capacity);
+      EXPECT_LT(keys_bytes, n * 4 + ids4 * 4 + huge_bytes + 8 * sortlab::ScratchLayout::kAlignment);
       // Never more than the eight lists of num_segments ids each, and about n / 16 ids at most.
       EXPECT_LE(ids4, 8 * segments);
       EXPECT_LE(ids4, n / 16 + 8);
