@@ -57,6 +57,9 @@ struct Segments {
   std::uint32_t* list_ids;                ///< every list, list l from list_offset[l] on
   std::size_t list_offset[kNumListBins];  ///< where list l starts in list_ids
   std::uint32_t list_capacity[kNumListBins];  ///< room of list l (see plan_scratch())
+  /// Large segments of at least this many keys are the huge path's (kHugeMinItems when it runs,
+  /// else never: the large kernel then sorts every large segment).
+  std::uint32_t huge_min_items;
 };
 
 /// What the sort orders by: bits [begin_bit, end_bit) of the ordered key, and the direction.
@@ -752,7 +755,7 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     const std::uint32_t s = ids[b];
     const std::uint32_t begin = segments.begin_offsets[s];
     const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
-    if (passes > 0 && size >= kHugeMinItems) continue;  // many blocks sort it (section 5)
+    if (passes > 0 && size >= segments.huge_min_items) continue;  // many blocks sort it (5.)
     if (passes == 0) {  // no bits to sort by: the segment is its own sorted order
       for (std::uint32_t p = threadIdx.x; p < size; p += kBlockThreads) {
         arrays.keys_out[begin + p] = arrays.keys_in[begin + p];

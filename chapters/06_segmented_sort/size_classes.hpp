@@ -188,6 +188,13 @@ SORTLAB_HOST_DEVICE constexpr std::uint32_t large_min_items(std::size_t key_byte
 /// with one block and 4.69 on the huge path, hence 2^17.
 inline constexpr std::uint32_t kHugeMinItems = std::uint32_t{1} << 17;
 
+/// Keys per segment on average from which a sort queues the huge path at all. Its launches and
+/// its scan cost about 0.08 ms per sort of 2^26 pairs even when no segment turns out huge
+/// (measured on the H100: equal segments of 8 keys 0.409 -> 0.490 ms), since only the device
+/// knows the sizes; below this average the large kernel sorts huge segments too, one block each
+/// (correct, slower for them).
+inline constexpr std::uint32_t kHugeMinAverageItems = 16384;
+
 /// Huge segments that \p n items in \p num_segments segments can hold: segments do not overlap,
 /// so at most n / kHugeMinItems.
 /// \param n items

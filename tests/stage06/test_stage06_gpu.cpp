@@ -452,11 +452,11 @@ TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
 
 // Huge segments (at least kHugeMinItems keys) are sorted by many blocks each, one pass at a time
 // (the count, scan, scatter kernels, one block per chunk of 4 tiles): the smallest huge segment
-// (a whole number of chunks of 4 x 4096 keys), one tile plus one key more, one just below the threshold
-// (one block, the large kernel) and one with a partial last tile, mixed with small and medium
-// segments, gaps and an empty segment, listed out of order; keys and stable pairs, descending with
-// a bit range, 8-byte keys (2048-key tiles) with 8-byte values, and few distinct keys (long runs of
-// equal keys across tiles).
+// (a whole number of chunks of 4 x 4096 keys), one tile plus one key more, one just below the
+// threshold (one block, the large kernel) and one with a partial last tile, mixed with small and
+// medium segments, gaps and an empty segment, listed out of order; keys and stable pairs,
+// descending with a bit range, 8-byte keys (2048-key tiles) with 8-byte values, and few distinct
+// keys (long runs of equal keys across tiles).
 TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
   const std::uint64_t seed = test_seed();
   std::mt19937_64 random(seed);
@@ -486,6 +486,25 @@ TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
   const auto wide = sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kFewDistinct,
                                                           layout.n, seed + 2);
   expect_segmented_sort<std::uint64_t, std::uint64_t, true>(wide, layout, {});
+}
+
+// When the segments average fewer than kHugeMinAverageItems keys the huge path is not queued,
+// and the large kernel sorts a huge segment with one block: one segment of 2 x kHugeMinItems + 5
+// keys among 40 segments of 1 to 100 keys.
+TEST(Stage06SegmentedGpu, HugeSegmentAmongSmallOnesTakesOneBlock) {
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 random(seed);
+  std::vector<std::uint32_t> sizes;
+  for (int s = 0; s < 40; ++s) sizes.push_back(1 + static_cast<std::uint32_t>(random() % 100));
+  sizes.insert(sizes.begin() + 17, 2 * stage06::kHugeMinItems + 5);
+  const Layout layout = from_sizes("one huge among small", sizes);
+  ASSERT_LT(layout.n / sizes.size(), stage06::kHugeMinAverageItems);
+  if (layout.n > sortlab::testing::max_test_n())
+    GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
+  SCOPED_TRACE(case_label(layout.n, "few distinct", seed));
+  const auto keys =
+      sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kFewDistinct, layout.n, seed);
+  expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {});
 }
 
 // More chunks of huge segments than the huge kernels' grids hold (the count kernel 8 blocks per
