@@ -461,11 +461,7 @@ StageFunctions<Key> functions_of() {
 
 template <typename Adapter>
 StageEntry make_entry(int number, const char* name, const char* summary, const char* folder) {
-  StageEntry entry;
-  entry.number = number;
-  entry.name = name;
-  entry.summary = summary;
-  entry.folder = folder;
+  StageEntry entry = named_stage(number, name, summary, folder);
   entry.radix_bits = Adapter::radix_bits();
   entry.keys_per_thread = Adapter::keys_per_thread();
   entry.validate = &Adapter::validate;

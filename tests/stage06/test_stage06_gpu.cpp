@@ -507,10 +507,11 @@ TEST(Stage06SegmentedGpu, HugeSegmentAmongSmallOnesTakesOneBlock) {
   expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {});
 }
 
-// More chunks of huge segments than the huge kernels' grids hold (the count kernel 8 blocks per
-// SM, the scatter kernel 2): five segments of 2^22 + 77 keys, 1285 chunks of 16384 keys, so
-// blocks count and sort several chunks, of different segments. About 21 M items.
-TEST(Stage06SegmentedGpu, HugeSegmentsMoreChunksThanTheGridsHold) {
+// More chunks of huge segments than the huge scatter kernel's grid holds (2 blocks per SM, 264
+// on an H100): three segments of 2^22 + 77 keys, 771 chunks of 16384 keys, so its blocks sort
+// several chunks, of different segments. About 12.6 M items. (The count kernel's grid, 8 blocks
+// per SM, holds them all: more than 1056 chunks take more items than the default size cap.)
+TEST(Stage06SegmentedGpu, HugeSegmentsMoreChunksThanTheScatterGridHolds) {
   const std::uint64_t seed = test_seed();
   const Layout layout = from_sizes("three huge segments",
                                    std::vector<std::uint32_t>(3, (std::uint32_t{1} << 22) + 77));
