@@ -22,8 +22,8 @@ std::string count_of(std::size_t count, const char* word) {
 }
 
 /// Who sorts one segment of \p size keys in bin \p bin, in words (size_classes.hpp's table), for
-/// keys of \p key_bytes bytes.
-std::string who_sorts(int bin, std::uint32_t size, std::size_t key_bytes) {
+/// keys of \p key_bytes bytes, in a sort that queues the huge path or not (\p huge_path).
+std::string who_sorts(int bin, std::uint32_t size, std::size_t key_bytes, bool huge_path) {
   using namespace stage06;
   std::ostringstream text;
   if (bin == kNoBin) {
@@ -45,7 +45,7 @@ std::string who_sorts(int bin, std::uint32_t size, std::size_t key_bytes) {
     text << "one block: stage 05's block sort of a " << bin_max_items(bin) << "-key tile ("
          << tile.threads << " x " << tile.keys_per_thread << ", " << tile.radix_bits
          << "-bit digits)";
-  } else if (size < kHugeMinItems) {
+  } else if (!huge_path || size < kHugeMinItems) {
     text << "one block: " << kBlockRadixBits << "-bit passes through the scratch, tiles of "
          << medium_max_items(key_bytes) << " keys";
   } else {
@@ -106,7 +106,9 @@ int trace_segments(const std::vector<Key>& keys, const TraceArgs& args, std::ost
     out << std::setw(7) << s << std::setw(8) << begin_offsets[s] << std::setw(8) << sizes[s]
         << std::setw(5) << (bin == kNoBin ? std::string("-") : std::to_string(bin)) << "  "
         << std::left << std::setw(7) << stage06::to_string(classes.class_of[s]) << std::right << " "
-        << who_sorts(bin, sizes[s], sizeof(Key)) << '\n';
+        << who_sorts(bin, sizes[s], sizeof(Key),
+                     !sizes.empty() && huge_path_queued(keys.size(), sizes.size()))
+        << '\n';
   }
   out << "\nbin  segments    keys   slots  filled  (slots: the entries of its networks or tiles; "
          "no bin pads a segment to more than twice its size)\n";

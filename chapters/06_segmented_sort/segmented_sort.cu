@@ -109,8 +109,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   // the large kernel sorts every large segment, huge or not, with one block each.
   const int passes =
       (resolved.end_bit - resolved.begin_bit + kBlockRadixBits - 1) / kBlockRadixBits;
-  const bool huge_path =
-      plan.huge_capacity > 0 && passes > 0 && n / num_segments >= std::size_t{kHugeMinAverageItems};
+  const bool huge_path = passes > 0 && huge_path_queued(n, num_segments);
   segments.huge_min_items = huge_path ? kHugeMinItems : ~std::uint32_t{0};
   const BitRange range{resolved.begin_bit, resolved.end_bit, resolved.descending};
 

@@ -221,6 +221,15 @@ SORTLAB_HOST_DEVICE constexpr std::size_t huge_max_chunks(std::size_t n, std::si
                    huge_capacity(n, num_segments);
 }
 
+/// Whether a sort of \p n items in \p num_segments segments queues the huge path at all: when n
+/// items can make a huge segment and the segments average at least kHugeMinAverageItems keys.
+/// When it does not, the large kernel sorts every large segment, huge or not (one block each).
+/// \param n items
+/// \param num_segments segments (at least 1)
+SORTLAB_HOST_DEVICE constexpr bool huge_path_queued(std::size_t n, std::size_t num_segments) {
+  return huge_capacity(n, num_segments) > 0 && n / num_segments >= kHugeMinAverageItems;
+}
+
 /// Smallest segment bin \p bin can hold for keys of \p key_bytes bytes (what bounds the length
 /// of its id list: non-overlapping segments of at least that size in n items number at most n
 /// divided by it).

@@ -650,6 +650,18 @@ std::size_t expected_list_room(std::size_t n, std::size_t segments, std::size_t 
   return total;
 }
 
+// The huge path is queued when n items can make a huge segment and the segments average at least
+// kHugeMinAverageItems keys (measured: below that its fixed cost outweighs what it can win).
+TEST(Stage06Scratch, HugePathQueuedOnlyForLargeAverages) {
+  const std::size_t huge = stage06::kHugeMinItems, average = stage06::kHugeMinAverageItems;
+  EXPECT_FALSE(stage06::huge_path_queued(huge - 1, 1));  // no segment can be huge
+  EXPECT_TRUE(stage06::huge_path_queued(huge, 1));
+  EXPECT_TRUE(stage06::huge_path_queued(std::size_t{1} << 26, (std::size_t{1} << 26) / average));
+  EXPECT_FALSE(
+      stage06::huge_path_queued(std::size_t{1} << 26, (std::size_t{1} << 26) / average + 1));
+  EXPECT_FALSE(stage06::huge_path_queued(std::size_t{1} << 26, std::size_t{1} << 23));
+}
+
 TEST(Stage06Scratch, ListRoomOfEveryBin) {
   for (std::size_t n :
        {std::size_t{0}, std::size_t{32}, std::size_t{33}, std::size_t{5000}, std::size_t{1} << 26})
