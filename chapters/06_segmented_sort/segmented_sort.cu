@@ -212,9 +212,10 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
   plan.list_ids = plan.layout.add<std::uint32_t>(total);
   // The huge path (many blocks per segment of at least kHugeMinItems keys): which segments are
   // huge is known only on the device, so its lists and table have room for as many as n items
-  // can make.
-  plan.huge_capacity = huge_capacity(n, num_segments);
-  plan.huge_max_chunks = huge_max_chunks(n, num_segments, key_bytes);
+  // can make. A sort that does not queue the path (huge_path_queued) reserves none of it.
+  const bool huge_path = huge_path_queued(n, num_segments);
+  plan.huge_capacity = huge_path ? huge_capacity(n, num_segments) : 0;
+  plan.huge_max_chunks = huge_path ? huge_max_chunks(n, num_segments, key_bytes) : 0;
   const std::size_t table_entries = kLargeDigits * plan.huge_max_chunks;
   plan.huge_lists =
       plan.layout.add<std::uint32_t>(plan.huge_capacity > 0 ? 2 * plan.huge_capacity + 3 : 0);

@@ -72,7 +72,8 @@ struct ScratchPlan {
   /// Ids list l has room for: min(num_segments, n / smallest size of its bin), since segments
   /// do not overlap (0 for the 4096-key tile of 8-byte keys, which does not exist).
   std::size_t list_capacity[kNumListBins];
-  /// Huge segments the huge path has room for (huge_capacity(); 0: no huge path).
+  /// Huge segments the huge path has room for (huge_capacity(); 0 when huge_path_queued() says
+  /// the sort does not queue the path).
   std::size_t huge_capacity;
   /// Chunks of the huge segments at most (huge_max_chunks()).
   std::size_t huge_max_chunks;

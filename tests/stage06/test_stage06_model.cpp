@@ -702,9 +702,13 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
       const std::size_t ids8 = expected_list_room(n, segments, 8);
       EXPECT_GE(keys_bytes, n * 4 + ids4 * 4);
       EXPECT_GE(pairs_bytes, n * 16 + ids8 * 4);
-      // Plus the huge path's lists, table and scan scratch, when n items can make a huge segment.
+      // Plus the huge path's lists, table and scan scratch, when the sort queues that path (n
+      // items can make a huge segment and the segments average kHugeMinAverageItems or more).
       const auto plan4 = stage06::plan_scratch(n, segments, 4, 0);
-      EXPECT_EQ(plan4.huge_capacity, std::min<std::size_t>(segments, n / stage06::kHugeMinItems));
+      EXPECT_EQ(plan4.huge_capacity,
+                stage06::huge_path_queued(n, segments)
+                    ? std::min<std::size_t>(segments, n / stage06::kHugeMinItems)
+                    : 0u);
       const std::size_t table = 64 * plan4.huge_max_chunks;
       const std::size_t huge_bytes = plan4.huge_capacity == 0
                                          ? 0
@@ -717,6 +721,19 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
       EXPECT_LE(ids4, 8 * segments);
       EXPECT_LE(ids4, n / 16 + 8);
     }
+  // Many small segments around one huge one: the large kernel sorts it, and the scratch holds
+  // nothing for the huge path (2^26 items in 2^20 segments average 64 each).
+  const auto mixed = stage06::plan_scratch(std::size_t{1} << 26, std::size_t{1} << 20, 4, 4);
+  EXPECT_EQ(mixed.huge_capacity, 0u);
+  EXPECT_EQ(mixed.huge_max_chunks, 0u);
+  const std::size_t mixed_n = std::size_t{1} << 26, mixed_segments = std::size_t{1} << 20;
+  EXPECT_LE(mixed.layout.total_bytes(),
+            mixed_n * 8 + (expected_list_room(mixed_n, mixed_segments, 4) + 16) * 4 +
+                8 * sortlab::ScratchLayout::kAlignment);
+  // Few huge segments: the path is queued and its scratch reserved.
+  const auto few = stage06::plan_scratch(std::size_t{1} << 26, 16, 4, 4);
+  EXPECT_EQ(few.huge_capacity, 16u);
+  EXPECT_GT(few.huge_max_chunks, 0u);
   // Nothing to sort: no scratch.
   std::size_t bytes = 123;
   stage06::sort_keys<std::uint32_t>(nullptr, bytes, nullptr, nullptr, 0, 5, nullptr, nullptr);
