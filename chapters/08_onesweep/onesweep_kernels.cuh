@@ -70,9 +70,9 @@ __global__ void __launch_bounds__(kHistogramThreads)
     counts[i / kDigits][i % kDigits] = 0;
   __syncthreads();
 
-  // Count: every key adds one to one counter of every place. Each thread first loads
-  // kHistogramKeysPerThread keys a grid stride apart, then counts them: the loads are all in
-  // flight at once (one at a time would leave the memory system idle between atomics).
+  // Count: every key adds one to one counter of every place. Each thread first loads several
+  // keys a grid stride apart, then counts them: the loads are all in flight at once (one at a
+  // time would leave the memory system idle between atomics).
   const auto count_key = [&](Key key) {
 #pragma unroll
     for (int place = 0; place < kMaxPlaces<Key>; ++place) {
@@ -83,8 +83,39 @@ __global__ void __launch_bounds__(kHistogramThreads)
     }
   };
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t thread_index = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::size_t i = thread_index;
+  if (reinterpret_cast<std::uintptr_t>(keys) % sizeof(uint4) == 0) {
+    // Aligned keys (any cudaMalloc'd array) are read as 16-byte words, kHistogramWordsPerThread
+    // per thread in flight: the same bytes in flight as the scalar loop below with a quarter of
+    // its load instructions (a keys pointer into the middle of an allocation takes that loop).
+    using Bits = typename KeyTraits<Key>::Bits;
+    constexpr int kKeysPerWord = sizeof(uint4) / sizeof(Key);
+    const std::size_t words = n / kKeysPerWord;
+    const uint4* const key_words = reinterpret_cast<const uint4*>(keys);
+    const auto count_word = [&](const uint4& word) {
+      Bits bits[kKeysPerWord];
+      memcpy(bits, &word, sizeof(word));
+#pragma unroll
+      for (int k = 0; k < kKeysPerWord; ++k) count_key(KeyTraits<Key>::from_raw_bits(bits[k]));
+    };
+    std::size_t w = thread_index;
+    for (; w + (kHistogramWordsPerThread - 1) * stride < words;
+         w += stride * kHistogramWordsPerThread) {
+      uint4 batch[kHistogramWordsPerThread];
+#pragma unroll
+      for (int j = 0; j < kHistogramWordsPerThread; ++j) batch[j] = key_words[w + j * stride];
+#pragma unroll
+      for (int j = 0; j < kHistogramWordsPerThread; ++j) count_word(batch[j]);
+    }
+    for (; w < words; w += stride) count_word(key_words[w]);
+    // The keys after the last whole word: fewer than kKeysPerWord, one per thread (the grid has
+    // at least kHistogramThreads threads).
+    const std::size_t tail_key = words * kKeysPerWord + thread_index;
+    if (tail_key < n) count_key(keys[tail_key]);
+    i = n;  // every key is counted: the scalar loops below have nothing left
+  }
   const std::size_t batch_stride = stride * kHistogramKeysPerThread;
-  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + (kHistogramKeysPerThread - 1) * stride < n; i += batch_stride) {
     Key batch[kHistogramKeysPerThread];
 #pragma unroll

@@ -2,8 +2,8 @@
 /// \brief Stage 08 device sort on the GPU (run on the H100): the shared device sort suite for all
 /// 12 key types (u32 values; u64 and i64 values for some), the look-back
 /// under stress (one tile, one tile + 1 key, many tiles, every key the same digit, repeated runs
-/// reusing one scratch that the caller never clears), one pass against the CPU model, and the
-/// usage snippet.
+/// reusing one scratch that the caller never clears), keys at every offset from a 16-byte
+/// boundary (the histogram's word loads), one pass against the CPU model, and the usage snippet.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -221,6 +221,88 @@ TEST(Stage08Chunks, OneTileChunksSortLikeOneChunk) {
     expect_sorts_with_config<float, std::int64_t>(uniform, {}, stage08::Config{8, both});
     expect_sorts_with_config<float, std::int64_t>(uniform, {0, sortlab::kAllBits, true},
                                                   stage08::Config{8, both});
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+/// Sorts \p keys alone and as pairs (values = input index) with the keys, their output and the
+/// values \p offset elements into their allocations, and checks the results and that nothing
+/// outside [offset, offset + n) of any output was written.
+template <typename Key>
+void expect_sorts_from_offset(const std::vector<Key>& keys, std::size_t offset) {
+  const std::size_t n = keys.size(), room = n + offset + 1;
+  const std::vector<std::uint32_t> values = sortlab::iota_values(n);
+  sortlab::DeviceBuffer<Key> keys_in(room), keys_out(room);
+  sortlab::DeviceBuffer<std::uint32_t> values_in(room), values_out(room);
+  SORTLAB_CUDA_CHECK(
+      cudaMemcpy(keys_in.data() + offset, keys.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
+  SORTLAB_CUDA_CHECK(cudaMemcpy(values_in.data() + offset, values.data(), n * sizeof(std::uint32_t),
+                                cudaMemcpyHostToDevice));
+  std::size_t keys_bytes = 0, pairs_bytes = 0;
+  stage08::sort_keys(nullptr, keys_bytes, keys_in.data() + offset, keys_out.data() + offset, n);
+  stage08::sort_pairs(nullptr, pairs_bytes, keys_in.data() + offset, keys_out.data() + offset,
+                      values_in.data() + offset, values_out.data() + offset, n);
+  sortlab::DeviceBuffer<unsigned char> temp(std::max(keys_bytes, pairs_bytes));
+  temp.fill_bytes(sortlab::testing::kPoisonByte);
+  // Only [offset, offset + n) of an output may change.
+  const auto inside = [&](const auto& whole) {
+    using T = typename std::decay_t<decltype(whole)>::value_type;
+    std::vector<T> middle(whole.begin() + offset, whole.begin() + offset + n);
+    std::vector<unsigned char> outside;
+    for (std::size_t i = 0; i < whole.size(); ++i)
+      if (i < offset || i >= offset + n) {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(&whole[i]);
+        outside.insert(outside.end(), bytes, bytes + sizeof(T));
+      }
+    EXPECT_TRUE(std::all_of(outside.begin(), outside.end(), [](unsigned char b) {
+      return b == sortlab::testing::kPoisonByte;
+    })) << "the sort wrote outside its output range";
+    return middle;
+  };
+  keys_out.fill_bytes(sortlab::testing::kPoisonByte);
+  stage08::sort_keys(temp.data(), keys_bytes, keys_in.data() + offset, keys_out.data() + offset, n);
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto keys_result = sortlab::verify_sorted_keys(keys, inside(keys_out.download()));
+  EXPECT_TRUE(keys_result.ok) << "keys only: " << keys_result.message;
+  keys_out.fill_bytes(sortlab::testing::kPoisonByte);
+  values_out.fill_bytes(sortlab::testing::kPoisonByte);
+  stage08::sort_pairs(temp.data(), pairs_bytes, keys_in.data() + offset, keys_out.data() + offset,
+                      values_in.data() + offset, values_out.data() + offset, n);
+  SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto pairs_result = sortlab::verify_sorted_pairs(keys, values, inside(keys_out.download()),
+                                                         inside(values_out.download()));
+  EXPECT_TRUE(pairs_result.ok) << "pairs: " << pairs_result.message;
+}
+
+// The histogram kernel reads 16-byte words when the keys start on a 16-byte boundary (and the
+// keys after the last whole word one by one), and single keys otherwise. Keys that start at every
+// offset from that boundary, with every remainder of keys after the last word, sort alike: u32
+// (4 keys a word), u8 (16) and u64 (2).
+TEST(Stage08Histogram, KeysAtEveryOffsetFromAWordBoundary) {
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t tile = stage08::tile_items_for(4);
+  for (std::size_t n :
+       sortlab::testing::capped({1, 2, 3, 5, 17, tile + 3, 3 * tile + 2, 1000003})) {
+    const auto u32 =
+        sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, n, seed + n);
+    for (std::size_t offset = 0; offset < 4; ++offset) {
+      SCOPED_TRACE(
+          sortlab::testing::case_label(n, "u32 at offset " + std::to_string(offset), seed));
+      expect_sorts_from_offset(u32, offset);
+    }
+    const auto u8 =
+        sortlab::generate_keys<std::uint8_t>(sortlab::Distribution::kUniform, n, seed + n);
+    for (std::size_t offset : {0, 1, 7, 15}) {
+      SCOPED_TRACE(sortlab::testing::case_label(n, "u8 at offset " + std::to_string(offset), seed));
+      expect_sorts_from_offset(u8, offset);
+    }
+    const auto u64 =
+        sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kUniform, n, seed + n);
+    for (std::size_t offset = 0; offset < 2; ++offset) {
+      SCOPED_TRACE(
+          sortlab::testing::case_label(n, "u64 at offset " + std::to_string(offset), seed));
+      expect_sorts_from_offset(u64, offset);
+    }
     if (::testing::Test::HasFailure()) return;
   }
 }
