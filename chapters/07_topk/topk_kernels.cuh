@@ -695,6 +695,32 @@ __device__ __forceinline__ void warp_sort_answers(T* values_out, std::int64_t* i
   }
 }
 
+/// Column of value \p u of \p lane in the warp's chunk of a row that starts at column \p chunk:
+/// the warp reads 32 consecutive columns per load, kWarpCountLoads loads per chunk.
+__device__ __forceinline__ std::uint32_t warp_chunk_column(std::uint32_t chunk, int u,
+                                                           unsigned lane) {
+  return chunk + 32u * static_cast<std::uint32_t>(u) + lane;
+}
+
+/// Loads this lane's kWarpCountLoads values of the warp's chunk of \p row (T{} past its
+/// \p length), every load issued before any value is used: the warp kernel's count and gather
+/// both read the row this way, so that eight loads per lane are in flight.
+/// \param row the row's first value
+/// \param length values in the row
+/// \param chunk the chunk's first column (a multiple of 32 * kWarpCountLoads)
+/// \param lane this lane
+/// \param loaded receives value u at column warp_chunk_column(chunk, u, lane)
+template <typename T>
+__device__ __forceinline__ void load_warp_chunk(const T* row, std::uint32_t length,
+                                                std::uint32_t chunk, unsigned lane,
+                                                T (&loaded)[kWarpCountLoads]) {
+#pragma unroll
+  for (int u = 0; u < kWarpCountLoads; ++u) {
+    const std::uint32_t column = warp_chunk_column(chunk, u, lane);
+    loaded[u] = column < length ? row[column] : T{};
+  }
+}
+
 /// One warp per row (rows of at most kMaxWarpRowLength values; the rule's pick for short rows),
 /// kWarpRowsPerBlock rows per block. The phases of topk_rows_kernel at warp scale, with no
 /// block barrier anywhere (warps finish their rows independently):
@@ -738,14 +764,10 @@ __global__ void __launch_bounds__(kBlockThreads)
     // Phase **count**.
     for (std::uint32_t chunk = 0; chunk < length; chunk += 32u * kWarpCountLoads) {
       T loaded[kWarpCountLoads];
-#pragma unroll
-      for (int u = 0; u < kWarpCountLoads; ++u) {
-        const std::uint32_t column = chunk + 32u * static_cast<std::uint32_t>(u) + lane;
-        loaded[u] = column < length ? row[column] : T{};
-      }
+      load_warp_chunk(row, length, chunk, lane, loaded);
 #pragma unroll
       for (int u = 0; u < kWarpCountLoads; ++u)
-        if (chunk + 32u * static_cast<std::uint32_t>(u) + lane < length)
+        if (warp_chunk_column(chunk, u, lane) < length)
           count_value<T>(loaded[u], prefix, shift, arrays.largest, counts);
     }
     __syncwarp();
@@ -791,14 +813,10 @@ __global__ void __launch_bounds__(kBlockThreads)
   for (std::uint32_t chunk = 0; chunk < length; chunk += 32u * kWarpCountLoads) {
     if (beyond_done == beyond_wanted && equal_done >= equal_wanted) break;  // warp-uniform
     T loaded[kWarpCountLoads];
+    load_warp_chunk(row, length, chunk, lane, loaded);
 #pragma unroll
     for (int u = 0; u < kWarpCountLoads; ++u) {
-      const std::uint32_t column = chunk + 32u * static_cast<std::uint32_t>(u) + lane;
-      loaded[u] = column < length ? row[column] : T{};
-    }
-#pragma unroll
-    for (int u = 0; u < kWarpCountLoads; ++u) {
-      const std::uint32_t column = chunk + 32u * static_cast<std::uint32_t>(u) + lane;
+      const std::uint32_t column = warp_chunk_column(chunk, u, lane);
       const Bits bits = SelectKey<T>::bits(loaded[u], arrays.largest);
       const bool beyond = column < length && bits > kth_bits;
       const bool equal = column < length && bits == kth_bits;
