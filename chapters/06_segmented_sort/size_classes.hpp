@@ -189,11 +189,14 @@ SORTLAB_HOST_DEVICE constexpr std::uint32_t large_min_items(std::size_t key_byte
 inline constexpr std::uint32_t kHugeMinItems = std::uint32_t{1} << 17;
 
 /// Keys per segment on average from which a sort queues the huge path at all. Its launches and
-/// its scan cost about 0.08 ms per sort of 2^26 pairs even when no segment turns out huge
-/// (measured on the H100: equal segments of 8 keys 0.409 -> 0.490 ms), since only the device
-/// knows the sizes; below this average the large kernel sorts huge segments too, one block each
-/// (correct, slower for them).
-inline constexpr std::uint32_t kHugeMinAverageItems = 16384;
+/// its scan cost about 0.09 ms per sort of 2^26 pairs even when no segment turns out huge, since
+/// only the device knows the sizes; below this average the large kernel sorts huge segments too,
+/// one block each (correct, slower for them). Measured on the H100 (2^26 f32/u32 pairs, README):
+/// with 64, equal segments of 8 and 32 keys keep 0.409 and 0.535 ms (queued always: 0.494 and
+/// 0.622) while segments of 128, 1000 and 4096 keys pay 0.09 ms (0.883 -> 0.976, 1.47 -> 1.56,
+/// 1.36 -> 1.45); the power-law mix (about 126 keys per segment on average, 31 segments of 2^17
+/// keys and more holding a third of the items) takes 4.69 ms instead of 42.3 with 16384.
+inline constexpr std::uint32_t kHugeMinAverageItems = 64;
 
 /// Huge segments that \p n items in \p num_segments segments can hold: segments do not overlap,
 /// so at most n / kHugeMinItems.

@@ -1061,15 +1061,15 @@ TEST(SortlabTraceSegments, DefaultSegmentsEveryTypeBothDirections) {
 }
 
 // A segment of 140000 keys goes to the huge path (many blocks) when the segments average at
-// least 16384 keys, and to the large kernel (one block) when many small ones bring the average
-// down: the trace says what the sort does (stage06::huge_path_queued).
+// least kHugeMinAverageItems (64) keys, and to the large kernel (one block) when many small ones
+// bring the average down: the trace says what the sort does (stage06::huge_path_queued).
 TEST(SortlabTraceSegments, HugeSegmentsNameTheirPath) {
   CliResult r = cli({"trace", "--stage", "6", "--segments", "5,140000", "--bits", "4"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("large   many blocks (huge): 9 chunks of 16384 keys"), std::string::npos)
       << r.out;
   std::string many_small = "140000";
-  for (int s = 0; s < 20; ++s) many_small += ",1";
+  for (int s = 0; s < 5000; ++s) many_small += ",1";  // 28 keys per segment on average
   r = cli({"trace", "--stage", "6", "--segments", many_small, "--bits", "4"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.find("many blocks"), std::string::npos) << r.out;

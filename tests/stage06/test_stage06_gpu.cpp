@@ -490,13 +490,13 @@ TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
 
 // When the segments average fewer than kHugeMinAverageItems keys the huge path is not queued,
 // and the large kernel sorts a huge segment with one block: one segment of 2 x kHugeMinItems + 5
-// keys among 40 segments of 1 to 100 keys.
+// keys among 10000 segments of 1 to 10 keys (about 32 keys per segment on average).
 TEST(Stage06SegmentedGpu, HugeSegmentAmongSmallOnesTakesOneBlock) {
   const std::uint64_t seed = test_seed();
   std::mt19937_64 random(seed);
   std::vector<std::uint32_t> sizes;
-  for (int s = 0; s < 40; ++s) sizes.push_back(1 + static_cast<std::uint32_t>(random() % 100));
-  sizes.insert(sizes.begin() + 17, 2 * stage06::kHugeMinItems + 5);
+  for (int s = 0; s < 10000; ++s) sizes.push_back(1 + static_cast<std::uint32_t>(random() % 10));
+  sizes.insert(sizes.begin() + 1717, 2 * stage06::kHugeMinItems + 5);
   const Layout layout = from_sizes("one huge among small", sizes);
   ASSERT_LT(layout.n / sizes.size(), stage06::kHugeMinAverageItems);
   if (layout.n > sortlab::testing::max_test_n())

@@ -660,6 +660,11 @@ TEST(Stage06Scratch, HugePathQueuedOnlyForLargeAverages) {
   EXPECT_FALSE(
       stage06::huge_path_queued(std::size_t{1} << 26, (std::size_t{1} << 26) / average + 1));
   EXPECT_FALSE(stage06::huge_path_queued(std::size_t{1} << 26, std::size_t{1} << 23));
+  // The benchmark's mixes: equal segments of 8 and 32 keys do not queue it, of 128 keys and a
+  // power-law mix averaging about 126 keys do.
+  EXPECT_FALSE(stage06::huge_path_queued(std::size_t{1} << 26, (std::size_t{1} << 26) / 32));
+  EXPECT_TRUE(stage06::huge_path_queued(std::size_t{1} << 26, (std::size_t{1} << 26) / 128));
+  EXPECT_TRUE(stage06::huge_path_queued(std::size_t{1} << 26, 531474));
 }
 
 TEST(Stage06Scratch, ListRoomOfEveryBin) {
@@ -722,11 +727,12 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
       EXPECT_LE(ids4, n / 16 + 8);
     }
   // Many small segments around one huge one: the large kernel sorts it, and the scratch holds
-  // nothing for the huge path (2^26 items in 2^20 segments average 64 each).
-  const auto mixed = stage06::plan_scratch(std::size_t{1} << 26, std::size_t{1} << 20, 4, 4);
+  // nothing for the huge path (2^26 items in 2^21 segments average 32 each).
+  const std::size_t mixed_n = std::size_t{1} << 26, mixed_segments = std::size_t{1} << 21;
+  ASSERT_FALSE(stage06::huge_path_queued(mixed_n, mixed_segments));
+  const auto mixed = stage06::plan_scratch(mixed_n, mixed_segments, 4, 4);
   EXPECT_EQ(mixed.huge_capacity, 0u);
   EXPECT_EQ(mixed.huge_max_chunks, 0u);
-  const std::size_t mixed_n = std::size_t{1} << 26, mixed_segments = std::size_t{1} << 20;
   EXPECT_LE(mixed.layout.total_bytes(),
             mixed_n * 8 + (expected_list_room(mixed_n, mixed_segments, 4) + 16) * 4 +
                 8 * sortlab::ScratchLayout::kAlignment);
