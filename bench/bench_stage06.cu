@@ -1,16 +1,23 @@
 /// \file
 /// \brief Stage 06 benchmark program: the segmented sort against CUB's DeviceSegmentedSort and
 /// DeviceSegmentedRadixSort on the same segments (equal segments of 8 to 2^20 keys, variants
-/// "seg:S"), pairs of f32 keys and u32 values as issue 17 measures them, with the copy floor.
+/// "seg:S", and a power-law mix of 8 to 2^22 keys, "seg:powerlaw"), pairs of f32 keys and u32
+/// values as issue 17 measures them, with the copy floor. Every row carries its segments'
+/// counters (segments, smallest_segment, largest_segment) for the results table.
 /// Example: `bench_stage06 --sizes=26 --types=f32 --pairs=1` (2^26 pairs in all).
 /// Part of `make table` (bench/table/make_table.sh): results_table.py makes stage 06's page of it.
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <memory>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_support.hpp"
@@ -23,34 +30,136 @@
 namespace sortlab::bench {
 namespace {
 
-/// Segment sizes of issue 17's table.
+/// Segment sizes of issue 17's table: equal segments, variants "seg:S".
 constexpr std::size_t kSegmentSizes[] = {8, 32, 128, 1000, 4096, 65536, std::size_t{1} << 20};
 
-/// The offsets of n keys cut into equal segments, built on the device when a benchmark first
-/// asks for its scratch size (never inside a timed call: n is fixed per benchmark).
-struct EqualSegments {
-  std::size_t segment_size = 0;
-  std::size_t n = 0;
-  std::size_t count = 0;
+// Issue 17's power-law mix, variant "seg:powerlaw": segment sizes drawn from a Pareto law,
+//   size = min(floor(kPowerLawMin * u^(-1 / kPowerLawAlpha)), kPowerLawCap), u uniform in (0, 1],
+// drawn until they sum to n (the last one cut to fit), the segments contiguous in draw order.
+// Many short segments and a few huge ones: at n = 2^26, 531,474 segments of 8 to 2^22 keys (two
+// drawn at the cap), 31 of them of 131072 keys or more holding 36% of the items, and 8.7% of the
+// items in segments of <= 32 keys (host arithmetic, checked when this was written).
+// u is made from the raw 64-bit draws of std::mt19937_64 (an engine the standard fully
+// specifies); std's distributions are not specified bit for bit, so another standard library
+// would draw other sizes from them.
+constexpr std::size_t kPowerLawMin = 8;  ///< the law's smallest size (its scale)
+/// The law's tail index: P(size >= s) = (kPowerLawMin / s)^kPowerLawAlpha.
+constexpr double kPowerLawAlpha = 1.0;
+constexpr std::size_t kPowerLawCap = std::size_t{1} << 22;  ///< largest size drawn
+constexpr std::uint64_t kPowerLawSeed = 17;                 ///< the engine's seed
+constexpr const char kPowerLawVariant[] = "seg:powerlaw";   ///< the variant's name part
+
+/// Offsets of \p n keys cut into equal segments of \p segment_size keys (the last one shorter
+/// when it does not divide n).
+std::vector<std::uint32_t> equal_offsets(std::size_t n, std::size_t segment_size) {
+  const std::size_t count = (n + segment_size - 1) / segment_size;
+  std::vector<std::uint32_t> offsets(count + 1);
+  for (std::size_t s = 0; s <= count; ++s)
+    offsets[s] = static_cast<std::uint32_t>(std::min(s * segment_size, n));
+  return offsets;
+}
+
+/// One size of the power-law mix from one raw 64-bit draw.
+std::size_t power_law_size(std::uint64_t draw) {
+  // u in (0, 1]: the top 53 bits plus one, times 2^-53 (exact in a double).
+  const double u = static_cast<double>((draw >> 11) + 1) * 0x1p-53;
+  // For alpha = 1 a division, which IEEE rounds exactly, so no libm's pow can change a size.
+  const double size = kPowerLawAlpha == 1.0
+                          ? static_cast<double>(kPowerLawMin) / u
+                          : static_cast<double>(kPowerLawMin) * std::pow(u, -1.0 / kPowerLawAlpha);
+  return size >= static_cast<double>(kPowerLawCap) ? kPowerLawCap
+                                                   : static_cast<std::size_t>(std::floor(size));
+}
+
+/// Offsets of \p n keys cut into the power-law mix (the constants above), drawn afresh from the
+/// seed for every n.
+std::vector<std::uint32_t> power_law_offsets(std::size_t n) {
+  std::mt19937_64 engine(kPowerLawSeed);
+  std::vector<std::uint32_t> offsets{0};
+  std::size_t end = 0;
+  while (end < n) {
+    end += std::min(power_law_size(engine()), n - end);
+    offsets.push_back(static_cast<std::uint32_t>(end));
+  }
+  return offsets;
+}
+
+/// What the power-law mix is, for the entries' labels.
+std::string power_law_text() {
+  char alpha[32];
+  std::snprintf(alpha, sizeof alpha, "%g", kPowerLawAlpha);
+  return "a power-law mix of segments, sizes min(floor(" + std::to_string(kPowerLawMin) +
+         " u^(-1/" + alpha + ")), " + std::to_string(kPowerLawCap) +
+         ") for u uniform in (0, 1] (std::mt19937_64 seeded " + std::to_string(kPowerLawSeed) +
+         "), drawn until they sum to n (the last cut to fit), contiguous in draw order";
+}
+
+/// The segments of one variant: offsets built on the host by `rule` and uploaded when a sort is
+/// first called at a new n (the scratch query of a benchmark, never a timed call: n is fixed per
+/// benchmark). One object serves every implementation and both keys and pairs, so all of them
+/// sort the very same segments.
+struct Segments {
+  std::function<std::vector<std::uint32_t>(std::size_t)> rule;  ///< count + 1 offsets of n keys
+  std::size_t n = 0;                                            ///< the n of the offsets
+  bool ready = false;                                           ///< offsets built for n
+  std::size_t count = 0;                                        ///< number of segments
+  std::size_t smallest = 0;                                     ///< keys of the shortest one
+  std::size_t largest = 0;                                      ///< keys of the longest one
   DeviceBuffer<std::uint32_t> offsets;  ///< count + 1 offsets; segment s is [o[s], o[s + 1])
 
+  /// Builds and uploads the offsets of \p items keys, unless they are the ones held.
   void prepare(std::size_t items) {
-    if (items == n && count != 0) return;
+    if (ready && items == n) return;
+    const std::vector<std::uint32_t> host = rule(items);
     n = items;
-    count = (n + segment_size - 1) / segment_size;
-    std::vector<std::uint32_t> host(count + 1);
-    for (std::size_t s = 0; s <= count; ++s)
-      host[s] = static_cast<std::uint32_t>(std::min(s * segment_size, n));
+    count = host.size() - 1;
+    smallest = count == 0 ? 0 : n;
+    largest = 0;
+    for (std::size_t s = 0; s < count; ++s) {
+      const std::size_t size = host[s + 1] - host[s];
+      smallest = std::min(smallest, size);
+      largest = std::max(largest, size);
+    }
     offsets = DeviceBuffer<std::uint32_t>(host);
+    ready = true;
+  }
+
+  /// The row's counters of the segments of \p items keys: segments, smallest_segment and
+  /// largest_segment (in keys).
+  std::vector<std::pair<std::string, double>> counters(std::size_t items) {
+    prepare(items);
+    return {{"segments", static_cast<double>(count)},
+            {"smallest_segment", static_cast<double>(smallest)},
+            {"largest_segment", static_cast<double>(largest)}};
   }
 };
+
+/// One way of cutting the keys: the name part, the label's words for it, its segments.
+struct Variant {
+  std::string name;                    ///< "seg:1000", "seg:powerlaw"
+  std::string what;                    ///< "equal segments of 1000 keys", ...
+  std::shared_ptr<Segments> segments;  ///< shared by every entry of the variant
+};
+
+/// Issue 17's variants: equal segments of every kSegmentSizes size, then the power-law mix.
+std::vector<Variant> make_variants() {
+  std::vector<Variant> variants;
+  for (std::size_t segment_size : kSegmentSizes) {
+    auto segments = std::make_shared<Segments>();
+    segments->rule = [segment_size](std::size_t n) { return equal_offsets(n, segment_size); };
+    variants.push_back({"seg:" + std::to_string(segment_size),
+                        "equal segments of " + std::to_string(segment_size) + " keys", segments});
+  }
+  auto mix = std::make_shared<Segments>();
+  mix->rule = power_law_offsets;
+  variants.push_back({kPowerLawVariant, power_law_text(), mix});
+  return variants;
+}
 
 /// Which sort an entry runs.
 enum class Impl { kStage06, kCubSegmentedSort, kCubSegmentedRadixSort };
 
-SortCall make_call(Impl impl, std::size_t segment_size) {
-  auto segments = std::make_shared<EqualSegments>();
-  segments->segment_size = segment_size;
+SortCall make_call(Impl impl, std::shared_ptr<Segments> segments) {
   return [impl, segments](void* temp, std::size_t& temp_bytes, const void* keys_in, void* keys_out,
                           const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
                           cudaStream_t stream) {
@@ -91,22 +200,26 @@ SortCall make_call(Impl impl, std::size_t segment_size) {
   };
 }
 
-/// Registers one implementation at every segment size, for f32 keys (and u32 values).
-void register_impl(const BenchConfig& config, Impl impl, const std::string& name,
-                   const std::string& what) {
+/// Registers one implementation on every variant, for f32 keys (and u32 values).
+void register_impl(const BenchConfig& config, const std::vector<Variant>& variants, Impl impl,
+                   const std::string& name, const std::string& what) {
   for (bool pairs : {false, true}) {
     if ((pairs && !config.pairs) || (!pairs && !config.keys)) continue;
-    for (std::size_t segment_size : kSegmentSizes) {
+    for (const Variant& variant : variants) {
       SortEntry entry;
       entry.name = name;
-      entry.summary = what + " on equal segments of " + std::to_string(segment_size) + " keys";
+      entry.summary = what + " on " + variant.what;
       entry.key_type = "f32";
       entry.pairs = pairs;
-      entry.variant = "seg:" + std::to_string(segment_size);
-      entry.sort = make_call(impl, segment_size);
+      entry.variant = variant.name;
+      entry.sort = make_call(impl, variant.segments);
       // Bytes by the floor: every key (and value) read once and written once.
       entry.bytes = [](std::size_t n, std::size_t kb, std::size_t vb) {
         return 2.0 * static_cast<double>(n) * static_cast<double>(kb + vb);
+      };
+      // The results table's "segments" and "segment size" cells.
+      entry.extra_counters = [segments = variant.segments](std::size_t n) {
+        return segments->counters(n);
       };
       // CUB's DeviceSegmentedSort copies its partition to the host and waits for it.
       entry.host_synchronizes = impl == Impl::kCubSegmentedSort;
@@ -125,10 +238,11 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("sortlab_gpu_name", sortlab::gpu_description());
     benchmark::AddCustomContext("sortlab_gpu_file_name", sortlab::gpu_file_name());
     register_copy_bandwidth(config);
-    register_impl(config, Impl::kStage06, "stage06", "sortlab stage 06 (size classes)");
-    register_impl(config, Impl::kCubSegmentedSort, "cub-segmented-sort",
+    const std::vector<Variant> variants = make_variants();
+    register_impl(config, variants, Impl::kStage06, "stage06", "sortlab stage 06 (size classes)");
+    register_impl(config, variants, Impl::kCubSegmentedSort, "cub-segmented-sort",
                   "cub::DeviceSegmentedSort (stable)");
-    register_impl(config, Impl::kCubSegmentedRadixSort, "cub-segmented-radix",
+    register_impl(config, variants, Impl::kCubSegmentedRadixSort, "cub-segmented-radix",
                   "cub::DeviceSegmentedRadixSort");
   });
 }

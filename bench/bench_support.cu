@@ -183,6 +183,8 @@ void measure_sort(benchmark::State& state, const SortEntry& entry, std::size_t n
   state.counters["keys_per_s"] = static_cast<double>(n) / seconds;
   state.counters["bytes"] = bytes;
   state.counters["GBps"] = bytes / seconds * 1e-9;
+  if (entry.extra_counters)
+    for (const auto& [name, value] : entry.extra_counters(n)) state.counters[name] = value;
   state.SetLabel(entry.summary);
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_config.hpp"
@@ -28,6 +29,10 @@ using SortCall = std::function<void(void*, std::size_t&, const void*, void*, con
 using BytesModel =
     std::function<double(std::size_t n, std::size_t key_bytes, std::size_t value_bytes)>;
 
+/// Counters an entry adds to its row for n keys, as (name, value) pairs: facts of its input that
+/// the results table shows, e.g. stage 06's segment count.
+using ExtraCounters = std::function<std::vector<std::pair<std::string, double>>(std::size_t n)>;
+
 /// One entry of the ladder to benchmark.
 struct SortEntry {
   std::string name;        ///< "stage01", "stage00-cub", "thrust" ...
@@ -42,13 +47,16 @@ struct SortEntry {
   /// blocking kernel or captured, so it is timed with TimingMode::kEvents whatever --timing says,
   /// and its row says so (counter timed_with_events = 1).
   bool host_synchronizes = false;
+  /// Optional: counters of the input at n keys, added to the row beside the timing counters
+  /// (called once per benchmark, after the timed samples; empty for none).
+  ExtraCounters extra_counters;
 };
 
 /// Registers \p entry for every size and key shape in \p config. Benchmark names read
 /// "<name>/<type>/<keys|pairs>[/<variant>]/n:<n>/<shape>", the shape a KeyShape::name_part()
 /// ("ands:0", "dist:sorted"); the JSON counters are median_ms, min_ms, p10_ms, p90_ms, samples,
 /// noise (robust relative), converged (1 when the noise bound was met), keys_per_s, GBps, bytes,
-/// n and ands.
+/// n and ands, then those of SortEntry::extra_counters.
 /// \param entry the sort to measure
 /// \param config sizes, key shapes and sampling
 void register_sort(const SortEntry& entry, const BenchConfig& config);

@@ -12,7 +12,8 @@
 # once their noise is under 1%), TIMING (blocking, graph or events; default blocking),
 # BENCH_FILTER (a --benchmark_filter regex for bench_all, for a quick partial run), STAGE_BENCHES
 # (1 by default: also run bench_stage05 and bench_stage08 (their CUB comparisons), bench_stage06
-# and bench_stage07; 0 keeps their committed JSON),
+# and bench_stage07; 0 keeps their committed JSON; a list such as "06 08" runs those stages' and
+# keeps the others' committed JSON),
 # NVIDIA_SMI (the nvidia-smi to ask; tests point it at a missing command).
 set -euo pipefail
 
@@ -56,8 +57,20 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$repo_root" -B "$build" "${generator[@]}" -DSORTLAB_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}"
 fi
 stage_benches=${STAGE_BENCHES:-1}
+case "$stage_benches" in
+  1) stage_benches="05 06 07 08" ;;
+  0) stage_benches="" ;;
+esac
+for stage in $stage_benches; do
+  case "$stage" in
+    05 | 06 | 07 | 08) ;;
+    *) echo "make table: STAGE_BENCHES='${STAGE_BENCHES}': stages are 05, 06, 07, 08 (or 1, 0)" >&2; exit 2 ;;
+  esac
+done
+# stage_runs NN: whether this run measures stage NN's own benchmark.
+stage_runs() { [[ " $stage_benches " == *" $1 "* ]]; }
 targets=(bench_all)
-[ "$stage_benches" = 1 ] && targets+=(bench_stage05 bench_stage06 bench_stage07 bench_stage08)
+for stage in $stage_benches; do targets+=("bench_stage$stage"); done
 say "building ${targets[*]}"
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 bench_all=$build/bench/table/bench_all
@@ -82,7 +95,9 @@ stdbuf -oL "$bench_all" --max_time="$max_time" --timing="$timing" "${filter[@]}"
       /\/n:[0-9]+/ && !/^(Benchmark|-)/ { printf "[%d/%d] %s\n", ++done, total, $0; fflush(); next }
       { print; fflush() }'
 
-# 4. PyTorch baselines (skipped, with the reason in the JSON, when torch or CUDA is missing).
+# 4. PyTorch baselines (skipped, with the reason in the JSON, when torch or CUDA is missing),
+# among them torch.sort(dim=-1) of 2^26 f32 values in rows of 8 ... 2^20: the torch column of
+# stage 06's page, which results_table.py reads from this JSON.
 say "torch.sort / torch.topk"
 python3 "$repo_root/bench/table/torch_baseline.py" --like "$bench_json" --out "$torch_json" \
   --max-time "$max_time"
@@ -91,7 +106,7 @@ python3 "$repo_root/bench/table/torch_baseline.py" --like "$bench_json" --out "$
 # own benchmarks, one JSON per stage (merge_bench_json.py joins a stage's runs, keeping each
 # run's context), which results_table.py keeps as docs/results/<gpu>-stageNN.json.
 stage_args=()
-if [ "$stage_benches" = 1 ]; then
+if [ -n "$stage_benches" ]; then
   merge=(python3 "$repo_root/bench/table/merge_bench_json.py")
   stage06=$build/bench/bench_stage06
   stage07=$build/bench/bench_stage07
@@ -101,52 +116,62 @@ if [ "$stage_benches" = 1 ]; then
     shift
     "$@" --benchmark_out="$out_dir/$name.json" --benchmark_out_format=json
   }
-  # Stage 05 side by side with CUB where the ladder cannot show it: the block sort against
-  # cub::BlockRadixSort (same tile shapes) and the device sort against cub::DeviceRadixSort for
-  # u32, f32, u64 keys and two pair types, with a copy of the same bytes; stage_cub_table.py
-  # writes the stage README's tables and keeps the JSON as docs/results/<gpu>-stage05-cub.json.
-  # About two minutes.
-  say "stage 05: block and device sorts against CUB"
-  to_json stage05_cub "$build/bench/bench_stage05" --benchmark_filter='^(block|device)/' \
-    --max_time="$max_time" --timing="$timing"
-  python3 "$repo_root/bench/table/stage_cub_table.py" --json "$out_dir/stage05_cub.json" \
-    --results-dir "$repo_root/docs/results" --repo-root "$repo_root"
-  # Stage 08 against CUB type by type (the ladder's CUB row is the best of three 32-bit types):
-  # u32, f32, u64 keys and two pair types, with a copy. About a minute.
-  say "stage 08: device sort against CUB, five key and value types"
-  to_json stage08_cub "$build/bench/bench_stage08" --benchmark_filter='^device/' \
-    --max_time="$max_time" --timing="$timing"
-  python3 "$repo_root/bench/table/stage_cub_table.py" --stage 08 \
-    --json "$out_dir/stage08_cub.json" --results-dir "$repo_root/docs/results" \
-    --repo-root "$repo_root"
-  # Stage 06 against CUB's DeviceSegmentedSort and DeviceSegmentedRadixSort on 2^26 pairs (f32
-  # keys, u32 values) cut into equal segments of 8 ... 2^20. DeviceSegmentedRadixSort gives every
-  # segment a block of its own: about 1.6 s per call at seg:8 on an H100, so its two smallest
-  # sizes get a run of their own with 3 samples (their rows say converged = 0; the page lists
-  # them) instead of the usual 10 or more. About a minute in all.
-  slow='^cub-segmented-radix/.*/seg:(8|32)/'
-  say "stage 06: segmented sort, 2^26 pairs"
-  to_json stage06_main "$stage06" --sizes=26 --pairs=1 --max_time="$max_time" \
-    --timing="$timing" --benchmark_filter="-$slow"
-  say "stage 06: CUB DeviceSegmentedRadixSort at seg:8 and seg:32, 3 samples"
-  to_json stage06_cub_radix_small "$stage06" --sizes=26 --pairs=1 --max_time=0.001 \
-    --min_samples=3 --timing="$timing" --benchmark_filter="$slow"
-  "${merge[@]}" --out "$out_dir/stage06.json" main="$out_dir/stage06_main.json" \
-    cub-radix-small-segments="$out_dir/stage06_cub_radix_small.json"
-  # Stage 07: the quick set (sorted and unsorted, the rule's schedule, a copy of each input as
-  # the floor), then the same shapes with each schedule forced (unsorted, no copy rows: the
-  # names would repeat the first run's). The forced one-block run of one row of 2^28 takes about
-  # 1.4 s per call; under a minute in all.
-  say "stage 07: top-k, --set=quick"
-  to_json stage07_quick "$stage07" --set=quick --max_time="$max_time" --timing="$timing"
-  for schedule in one multi; do
-    say "stage 07: top-k, --set=quick --schedule=$schedule"
-    to_json "stage07_$schedule" "$stage07" --set=quick --sorted=0 --schedule="$schedule" \
-      --benchmark_filter='^stage07' --max_time="$max_time" --timing="$timing"
-  done
-  "${merge[@]}" --out "$out_dir/stage07.json" quick="$out_dir/stage07_quick.json" \
-    schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json"
-  stage_args=(--stage06-json "$out_dir/stage06.json" --stage07-json "$out_dir/stage07.json")
+  if stage_runs 05; then
+    # Stage 05 side by side with CUB where the ladder cannot show it: the block sort against
+    # cub::BlockRadixSort (same tile shapes) and the device sort against cub::DeviceRadixSort for
+    # u32, f32, u64 keys and two pair types, with a copy of the same bytes; stage_cub_table.py
+    # writes the stage README's tables and keeps the JSON as docs/results/<gpu>-stage05-cub.json.
+    # About two minutes.
+    say "stage 05: block and device sorts against CUB"
+    to_json stage05_cub "$build/bench/bench_stage05" --benchmark_filter='^(block|device)/' \
+      --max_time="$max_time" --timing="$timing"
+    python3 "$repo_root/bench/table/stage_cub_table.py" --json "$out_dir/stage05_cub.json" \
+      --results-dir "$repo_root/docs/results" --repo-root "$repo_root"
+  fi
+  if stage_runs 08; then
+    # Stage 08 against CUB type by type (the ladder's CUB row is the best of three 32-bit types):
+    # u32, f32, u64 keys and two pair types, with a copy. About a minute.
+    say "stage 08: device sort against CUB, five key and value types"
+    to_json stage08_cub "$build/bench/bench_stage08" --benchmark_filter='^device/' \
+      --max_time="$max_time" --timing="$timing"
+    python3 "$repo_root/bench/table/stage_cub_table.py" --stage 08 \
+      --json "$out_dir/stage08_cub.json" --results-dir "$repo_root/docs/results" \
+      --repo-root "$repo_root"
+  fi
+  if stage_runs 06; then
+    # Stage 06 against CUB's DeviceSegmentedSort and DeviceSegmentedRadixSort on 2^26 pairs (f32
+    # keys, u32 values) cut into equal segments of 8 ... 2^20 and into a power-law mix of segments
+    # (seg:powerlaw, about half a million of 8 ... 2^22 keys). DeviceSegmentedRadixSort gives every
+    # segment a block of its own: about 1.6 s per call at seg:8 on an H100, so its two smallest
+    # sizes get a run of their own with 3 samples (their rows say converged = 0; the page lists
+    # them) instead of the usual 10 or more. About a minute in all.
+    slow='^cub-segmented-radix/.*/seg:(8|32)/'
+    say "stage 06: segmented sort, 2^26 pairs"
+    to_json stage06_main "$stage06" --sizes=26 --pairs=1 --max_time="$max_time" \
+      --timing="$timing" --benchmark_filter="-$slow"
+    say "stage 06: CUB DeviceSegmentedRadixSort at seg:8 and seg:32, 3 samples"
+    to_json stage06_cub_radix_small "$stage06" --sizes=26 --pairs=1 --max_time=0.001 \
+      --min_samples=3 --timing="$timing" --benchmark_filter="$slow"
+    "${merge[@]}" --out "$out_dir/stage06.json" main="$out_dir/stage06_main.json" \
+      cub-radix-small-segments="$out_dir/stage06_cub_radix_small.json"
+  fi
+  if stage_runs 07; then
+    # Stage 07: the quick set (sorted and unsorted, the rule's schedule, a copy of each input as
+    # the floor), then the same shapes with each schedule forced (unsorted, no copy rows: the
+    # names would repeat the first run's). The forced one-block run of one row of 2^28 takes about
+    # 1.4 s per call; under a minute in all.
+    say "stage 07: top-k, --set=quick"
+    to_json stage07_quick "$stage07" --set=quick --max_time="$max_time" --timing="$timing"
+    for schedule in one multi; do
+      say "stage 07: top-k, --set=quick --schedule=$schedule"
+      to_json "stage07_$schedule" "$stage07" --set=quick --sorted=0 --schedule="$schedule" \
+        --benchmark_filter='^stage07' --max_time="$max_time" --timing="$timing"
+    done
+    "${merge[@]}" --out "$out_dir/stage07.json" quick="$out_dir/stage07_quick.json" \
+      schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json"
+  fi
+  if stage_runs 06; then stage_args+=(--stage06-json "$out_dir/stage06.json"); fi
+  if stage_runs 07; then stage_args+=(--stage07-json "$out_dir/stage07.json"); fi
 fi
 
 python3 "$repo_root/bench/table/gpu_state.py" --out "$gpu_state_json" --phase after \

@@ -600,14 +600,16 @@ def natural_key(text: str) -> List[Any]:
 
 def baselines_table(results: ResultSet, min_n: int = TABLE_MIN_N) -> Optional[str]:
     """Thrust, the CUB segmented sorts and torch.sort beside CUB (stage 00 as shipped and its best
-    instantiation) on the same inputs, for n >= min_n.
+    instantiation) on the same inputs, for n >= min_n. torch.topk has a table of its own and the
+    segmented torch.sort (TORCH_SEGSORT) is a column of stage 06's page.
 
     Rows are grouped by input (n, keys or pairs, key type, shape); each group starts with CUB's
     rows when CUB was measured on it. "vs CUB best" compares with CUB's best instantiation on
     the same n, kind and shape (the same bits, whatever the key type).
     """
     baseline_entries = {r.entry for r in results.results
-                        if r.stage_number is None and r.entry not in ("copy", "torch-topk")}
+                        if r.stage_number is None and r.entry not in ("copy", "torch-topk",
+                                                                      TORCH_SEGSORT)}
     baseline_entries.discard(CUB_BEST)
     groups = sorted({(r.n, r.kind, r.key_type, r.ands, r.dist) for r in results.results
                      if r.entry in baseline_entries and r.n >= min_n},
@@ -1063,6 +1065,11 @@ STAGE_BENCHMARKS = {"stage06": ("segmented sort", "bench_stage06"),
 STAGE07_SORTED = "stage07-topk"
 STAGE07_UNSORTED = "stage07-topk-unsorted"
 TORCH_TOPK = "torch-topk"
+# torch_baseline.py's torch.sort(dim=-1) of rows of S values: stage 06's torch column.
+TORCH_SEGSORT = "torch-segsort"
+TORCH_SEGSORT_NAME = "torch.sort"
+# bench_stage06's power-law mix of segment sizes, after the equal sizes in stage 06's table.
+STAGE06_POWERLAW = "seg:powerlaw"
 SCHEDULE_NAMES = {"one": "one block per row", "multi": "several blocks per row"}
 
 # Stage 06's peers, in their columns' order: entry and what it is.
@@ -1317,29 +1324,57 @@ STAGE07_LEGEND = (
     "the other's.\n")
 
 STAGE06_HEADERS = ("segment size", "segments", "stage 06 ms", "p10–p90 ms",
-                   "CUB DeviceSegmentedSort ms", "CUB DeviceSegmentedRadixSort ms", "best peer",
-                   "best peer / stage 06", "copies' worth")
+                   "CUB DeviceSegmentedSort ms", "CUB DeviceSegmentedRadixSort ms",
+                   "torch.sort ms", "best peer", "best peer / stage 06", "copies' worth")
 
 
-def stage06_table(data: StageData, n: int, kind: str, key_type: str) -> Optional[Tuple[str, bool]]:
-    """Stage 06 and CUB's two segmented sorts on equal segments of every measured size (one n,
-    kind and key type), and whether a cell was timed with events (the ‡ footnote)."""
+def stage06_variants(results: ResultSet, n: int, kind: str, key_type: str) -> List[str]:
+    """The segment variants stage 06 or a CUB peer measured on one n, kind and key type: equal
+    sizes ("seg:S") ascending, then the power-law mix (STAGE06_POWERLAW); others are left out."""
+    entries = ("stage06",) + tuple(entry for entry, _ in STAGE06_PEERS)
+    found = {r.variant for r in results.results
+             if r.entry in entries and (r.n, r.kind, r.key_type) == (n, kind, key_type)}
+    equal = [v for v in found if v.startswith("seg:") and v[4:].isdigit()]
+    return sorted(equal, key=lambda v: int(v[4:])) + (
+        [STAGE06_POWERLAW] if STAGE06_POWERLAW in found else [])
+
+
+def stage06_segment_cells(variant: str, n: int, rows: Sequence[Optional[Result]]) -> List[str]:
+    """The "segment size" and "segments" cells of one variant, from the segments,
+    smallest_segment and largest_segment counters of its rows (the first row that has them);
+    without counters equal segments fall back to n / size."""
+    counters: Mapping[str, float] = next(
+        (r.counters for r in rows if r is not None and "segments" in r.counters), {})
+    count = counters.get("segments")
+    smallest, largest = counters.get("smallest_segment"), counters.get("largest_segment")
+    if variant == STAGE06_POWERLAW:
+        size = ("power law" if largest is None else
+                f"power law (up to {largest:,.0f})" if smallest is None else
+                f"power law ({smallest:,.0f} – {largest:,.0f})")
+        return [size, f"{count:,.0f}" if count is not None else DASH]
+    segment = int(variant[4:])
+    return [f"{segment:,}", f"{count:,.0f}" if count is not None else f"{-(-n // segment):,}"]
+
+
+def stage06_table(data: StageData, n: int, kind: str, key_type: str,
+                  torch: Optional[ResultSet] = None) -> Optional[Tuple[str, bool]]:
+    """Stage 06, CUB's two segmented sorts and torch.sort(dim=-1) (from torch's JSON, — where it
+    has no row) on every measured segment variant (one n, kind and key type), and whether a cell
+    was timed with events (the ‡ footnote)."""
     assert data.results is not None
     results = data.results
-    entries = ("stage06",) + tuple(entry for entry, _ in STAGE06_PEERS)
-    variants = sorted({r.variant for r in results.results
-                       if r.entry in entries and (r.n, r.kind, r.key_type) == (n, kind, key_type)
-                       and r.variant.startswith("seg:")}, key=natural_key)
+    variants = stage06_variants(results, n, kind, key_type)
     if not variants:
         return None
     copy = results.find("copy", n, "u32", kind)
     rows = []
     footnote = False
 
-    def cell(result: Optional[Result], entry: str, variant: str) -> str:
+    def cell(result: Optional[Result], entry: str, variant: str,
+             source: Optional[ResultSet]) -> str:
         nonlocal footnote
         if result is None:
-            failure = results.failure(entry, n, key_type, kind, variant)
+            failure = source.failure(entry, n, key_type, kind, variant) if source else None
             return "failed" if failure else DASH
         if result.timed_with_events:
             footnote = True
@@ -1347,32 +1382,38 @@ def stage06_table(data: StageData, n: int, kind: str, key_type: str) -> Optional
         return fmt_ms(result.median_ms)
 
     for variant in variants:
-        size = int(variant.split(":", 1)[1])
         ours = results.find("stage06", n, key_type, kind, variant)
         peers = [(name, results.find(entry, n, key_type, kind, variant))
                  for entry, name in STAGE06_PEERS]
-        measured = [(name, r) for name, r in peers if r is not None]
+        theirs = torch.find(TORCH_SEGSORT, n, key_type, kind, variant) if torch else None
+        measured = [(name, r) for name, r in peers + [(TORCH_SEGSORT_NAME, theirs)]
+                    if r is not None]
         best = min(measured, key=lambda p: p[1].median_ms) if measured else None
-        rows.append([f"{size:,}", f"{-(-n // size):,}",
-                     cell(ours, "stage06", variant), fmt_spread(ours) if ours else DASH]
-                    + [cell(r, entry, variant) for (entry, _), (_, r) in zip(STAGE06_PEERS, peers)]
-                    + [best[0] if best else DASH,
+        rows.append(stage06_segment_cells(variant, n, [ours] + [r for _, r in peers])
+                    + [cell(ours, "stage06", variant, results),
+                       fmt_spread(ours) if ours else DASH]
+                    + [cell(r, entry, variant, results)
+                       for (entry, _), (_, r) in zip(STAGE06_PEERS, peers)]
+                    + [cell(theirs, TORCH_SEGSORT, variant, torch),
+                       best[0] if best else DASH,
                        fmt_ratio(speed_ratio(best[1], ours)) if best else DASH,
                        fmt_worth(copies_worth(ours, copy)) if ours else DASH])
     table = markdown_table(STAGE06_HEADERS, rows,
-                           (True, True, True, True, True, True, False, True, True))
+                           (True, True, True, True, True, True, True, False, True, True))
     return table, footnote
 
 
-def stage06_sections(data: StageData) -> List[Tuple[str, str]]:
-    """(heading, table) pairs: one table per n, kind and key type."""
+def stage06_sections(data: StageData,
+                     torch: Optional[ResultSet] = None) -> List[Tuple[str, str]]:
+    """(heading, table) pairs: one table per n, kind and key type; torch is the ResultSet that
+    holds torch_baseline.py's rows (None: none measured)."""
     assert data.results is not None
     entries = ("stage06",) + tuple(entry for entry, _ in STAGE06_PEERS)
     groups = sorted({(r.n, r.kind, r.key_type) for r in data.results.results
                      if r.entry in entries}, key=lambda g: (g[1] != "pairs", g[0], g[2]))
     sections = []
     for n, kind, key_type in groups:
-        made = stage06_table(data, n, kind, key_type)
+        made = stage06_table(data, n, kind, key_type, torch)
         if not made:
             continue
         table, footnote = made
@@ -1381,16 +1422,28 @@ def stage06_sections(data: StageData) -> List[Tuple[str, str]]:
                       "partition to it), so it is timed with CUDA events on an idle GPU, host "
                       "launch gaps included.\n")
         what = f"{key_type} keys with u32 values" if kind == "pairs" else f"{key_type} keys"
-        sections.append((f"n = {fmt_n(n)} {what}, uniform, cut into equal segments", table))
+        variants = stage06_variants(data.results, n, kind, key_type)
+        cut = ("a power-law mix of segments" if variants == [STAGE06_POWERLAW] else
+               "equal segments and a power-law mix of segments"
+               if STAGE06_POWERLAW in variants else "equal segments")
+        sections.append((f"n = {fmt_n(n)} {what}, uniform, cut into {cut}", table))
     return sections
 
 
 STAGE06_LEGEND = (
-    "Columns: *segments* = n / segment size (the last one shorter when it does not divide n); "
-    "*stage 06 ms* is the median of the samples and *p10–p90 ms* their spread; the CUB columns "
-    "are the medians of `cub-segmented-sort` (StableSortPairs / StableSortKeys) and "
-    "`cub-segmented-radix` on the same segments (— where not measured); *best peer* is the "
-    "faster of the two and *best peer / stage 06* its time / stage 06's (above 1× = stage 06 is "
+    "Columns: *segment size* is the keys of every segment, or, for *power law (smallest – "
+    "largest)*, the power-law mix of `bench_stage06` (variant `seg:powerlaw`): segment sizes "
+    "min(⌊8 u^(−1/α)⌋, 2^22) with α = 1 and u uniform in (0, 1], drawn from a fixed seed until "
+    "they sum to n (the last one cut to fit), contiguous in draw order, so many short segments "
+    "and a few huge ones; *segments* = n / segment size (the last one shorter when it does not "
+    "divide n), or the count the benchmark reports; *stage 06 ms* is the median of the samples "
+    "and *p10–p90 ms* their spread; the CUB columns are the medians of `cub-segmented-sort` "
+    "(StableSortPairs / StableSortKeys) and `cub-segmented-radix` on the same segments (— where "
+    "not measured); *torch.sort ms* is torch_baseline.py's `torch.sort(dim=-1, stable=True)` of "
+    "n // S rows of S float32 values, returning int64 indices (the pairs' values), so for S = "
+    "1000 it sorts 67,108,000 items, not n (— where torch did not measure it, and always for the "
+    "power-law mix, which rows of one length cannot hold); *best peer* is the fastest of the CUB "
+    "and torch columns and *best peer / stage 06* its time / stage 06's (above 1× = stage 06 is "
     "faster); *copies' worth* = stage 06's time / a device-to-device copy of the same keys and "
     "values measured in the same run (1 is the floor).\n")
 
@@ -1400,7 +1453,7 @@ def stage_sections(data: StageData, torch: Optional[ResultSet]) -> List[Tuple[st
     if data.stage == "stage07":
         return stage07_sections(data, torch)
     if data.stage == "stage06":
-        return stage06_sections(data)
+        return stage06_sections(data, torch)
     return []
 
 
@@ -1635,7 +1688,7 @@ def plot_series(results: ResultSet) -> Dict[str, List[Result]]:
     series: Dict[str, List[Result]] = {}
     for result in results.results:
         if result.kind != "keys" or result.ands != 0 or result.dist or \
-                result.entry in ("copy", "torch-topk"):
+                result.entry in ("copy", "torch-topk", TORCH_SEGSORT):
             continue
         if result.stage_number is not None and (result.variant or result.key_type != "u32"):
             continue

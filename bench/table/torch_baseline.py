@@ -7,6 +7,10 @@ Times, when PyTorch imports and sees a CUDA device:
   ``stable=True``, whose returned indices are the values, as sortlab's pair benchmarks sort the
   values 0..n-1). torch.sort always returns int64 indices, so even its keys-only sort writes
   8 bytes per key more than a keys-only radix sort;
+* ``torch.sort(dim=-1, stable=True)`` of float32 rows of S values (the segmented sort of stage 06:
+  n = 2^26 values cut into rows = n // S rows, so for an S that does not divide n it sorts
+  rows × S items, e.g. 67,108,000 for S = 1000), for issue 17's S = 8 ... 2^20 (skip with
+  --no-segsort);
 * ``torch.topk`` of float32 matrices (largest k of every row) for a few rows × cols × k shapes.
 
 Timing follows bench/timing (issue 13), so torch is charged for its GPU work only, not for Python
@@ -21,7 +25,9 @@ benchmarks).
 
 The output uses the counters of bench_support (n, ands, median_ms, min_ms, p10_ms, p90_ms,
 samples, noise, converged, keys_per_s, GBps, bytes) and
-names such as ``torch-sort/i32/keys/n:16777216/ands:0`` and
+names such as ``torch-sort/i32/keys/n:16777216/ands:0``,
+``torch-segsort/f32/pairs/seg:1000/n:67108864/ands:0`` (n the nominal 2^26 of stage 06's rows; the
+counter ``items`` holds the rows × S items really sorted, which keys_per_s and bytes count) and
 ``torch-topk/f32/rows:4096/cols:32768/k:64``, so results_table.py reads it like bench_all's JSON.
 Without PyTorch or CUDA it writes a JSON with an empty benchmark list and says why.
 """
@@ -40,6 +46,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 # Sizes used when no bench_all JSON is given (bench_all's ladder and pairs sizes, log2 n).
 DEFAULT_KEYS_LOG2 = (16, 20, 24, 28)
 DEFAULT_PAIRS_LOG2 = (20, 24)
+
+# torch.sort(dim=-1) of rows of S values, stage 06's table (issue 17): n = 2^SEGSORT_LOG2_N values
+# cut into n // S rows of every S in SEGSORT_SIZES (bench_stage06's kSegmentSizes).
+SEGSORT_LOG2_N = 26
+SEGSORT_SIZES: Tuple[int, ...] = (8, 32, 128, 1000, 4096, 65536, 1 << 20)
 
 # torch.topk shapes (rows, cols, k): many short rows, a middle shape, one long row.
 TOPK_SHAPES: Tuple[Tuple[int, int, int], ...] = (
@@ -105,13 +116,16 @@ def rotating_count(bytes_per_input: int, l2_bytes: int, budget_bytes: int) -> in
 
 
 def benchmark_entry(name: str, label: str, n: int, samples_ms: Sequence[float],
-                    bytes_moved: float, ands: int = 0) -> Dict[str, Any]:
-    """One Google-Benchmark-format entry from the timed samples (milliseconds)."""
+                    bytes_moved: float, ands: int = 0,
+                    items: Optional[int] = None) -> Dict[str, Any]:
+    """One Google-Benchmark-format entry from the timed samples (milliseconds). items, when
+    given, is the count really sorted where it differs from the nominal n (a segmented sort of
+    whole rows): it becomes the counter ``items``, and keys_per_s counts it instead of n."""
     ordered = sorted(samples_ms)
     median_ms = percentile(ordered, 0.5)
     seconds = median_ms * 1e-3
     noise = robust_relative_noise(ordered)
-    return {
+    entry = {
         "name": name,
         "run_name": name,
         "run_type": "iteration",
@@ -132,10 +146,13 @@ def benchmark_entry(name: str, label: str, n: int, samples_ms: Sequence[float],
         "samples": float(len(ordered)),
         "noise": noise,
         "converged": 1.0 if noise <= MAX_RELATIVE_NOISE else 0.0,
-        "keys_per_s": n / seconds,
+        "keys_per_s": (n if items is None else items) / seconds,
         "bytes": float(bytes_moved),
         "GBps": bytes_moved / seconds * 1e-9,
     }
+    if items is not None:
+        entry["items"] = float(items)
+    return entry
 
 
 def document(context: Dict[str, Any], benchmarks: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -154,6 +171,17 @@ def sort_name(key_type: str, pairs: bool, n: int) -> str:
     return f"torch-sort/{key_type}/{'pairs' if pairs else 'keys'}/n:{n}/ands:0"
 
 
+def segsort_name(segment: int, n: int = 1 << SEGSORT_LOG2_N) -> str:
+    """Benchmark name of a torch.sort(dim=-1) of rows of segment values, n the nominal count
+    (stage 06's rows name the same n, so results_table.py puts them side by side)."""
+    return f"torch-segsort/f32/pairs/seg:{segment}/n:{n}/ands:0"
+
+
+def segsort_items(segment: int, n: int = 1 << SEGSORT_LOG2_N) -> int:
+    """Items a segmented torch.sort really sorts: n // segment whole rows of segment values."""
+    return n // segment * segment
+
+
 def topk_name(rows: int, cols: int, k: int) -> str:
     """Benchmark name of a torch.topk run."""
     return f"torch-topk/f32/rows:{rows}/cols:{cols}/k:{k}"
@@ -162,6 +190,12 @@ def topk_name(rows: int, cols: int, k: int) -> str:
 def sort_bytes(n: int) -> float:
     """What torch.sort must move at least: read the keys, write the keys and int64 indices."""
     return float(n * (KEY_BYTES + KEY_BYTES + INDEX_BYTES))
+
+
+def segsort_bytes(segment: int, n: int = 1 << SEGSORT_LOG2_N) -> float:
+    """What a segmented torch.sort must move at least: read the keys of its whole rows, write
+    them and their int64 indices (sort_bytes of the items it sorts)."""
+    return sort_bytes(segsort_items(segment, n))
 
 
 def topk_bytes(rows: int, cols: int, k: int) -> float:
@@ -190,15 +224,24 @@ def sizes_from_bench_json(path: Optional[str]) -> Tuple[List[int], List[int]]:
     return sorted(found["keys"]) or keys, sorted(found["pairs"]) or pairs
 
 
-def input_set_text(keys: Sequence[int], pairs: Sequence[int]) -> str:
-    """The torch part of the input set, for the JSON context (';' separates items)."""
+def input_set_text(keys: Sequence[int], pairs: Sequence[int],
+                   segsort_sizes: Sequence[int] = ()) -> str:
+    """The torch part of the input set, for the JSON context (';' separates items); the
+    segmented sorts only when segsort_sizes names some."""
     def powers(values: Sequence[int]) -> str:
         return " ".join(f"2^{v.bit_length() - 1}" for v in values)
 
+    def size(value: int) -> str:
+        return f"2^{value.bit_length() - 1}" if value >= 1 << 20 and value & (value - 1) == 0 \
+            else str(value)
+
     shapes = ", ".join(f"{r}×{c} k={k}" for r, c, k in TOPK_SHAPES)
+    segsort = (f"torch.sort(dim=-1, stable=True), values = indices: f32 rows of S values, "
+               f"n // S rows of n = 2^{SEGSORT_LOG2_N} (rows × S items), "
+               f"S = {' '.join(size(s) for s in segsort_sizes)}; " if segsort_sizes else "")
     return (f"torch.sort: i32,f32 keys, n = {powers(keys)}; "
             f"torch.sort(stable=True), values = indices: i32,f32 pairs, n = {powers(pairs)}; "
-            f"torch.topk (largest, f32 rows × cols): {shapes}")
+            + segsort + f"torch.topk (largest, f32 rows × cols): {shapes}")
 
 
 def torch_unavailable_reason() -> Optional[str]:
@@ -213,8 +256,10 @@ def torch_unavailable_reason() -> Optional[str]:
 
 
 def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float,
-        progress: Callable[[str], None]) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
-    """Runs every torch case on the GPU; returns (context, benchmark entries)."""
+        progress: Callable[[str], None], segsort_sizes: Sequence[int] = SEGSORT_SIZES
+        ) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+    """Runs every torch case on the GPU (the segmented sorts of segsort_sizes: none when
+    empty); returns (context, benchmark entries)."""
     import torch  # noqa: PLC0415
 
     device = torch.device("cuda")
@@ -297,6 +342,21 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float
                     return benchmark_entry(sort_name(key_type, pairs, n), label, n, samples,
                                            sort_bytes(n))
                 cases.append((sort_name(key_type, pairs, n), sort_case))
+    for segment in segsort_sizes:
+        def segsort_case(segment: int = segment) -> Dict[str, Any]:
+            n = 1 << SEGSORT_LOG2_N
+            rows, items = n // segment, segsort_items(segment)
+            values = torch.empty((rows, segment), dtype=torch.float32, device=device)
+            indices = torch.empty((rows, segment), dtype=torch.int64, device=device)
+            inputs = rotating(lambda: random_bits(items).view(torch.float32), items * KEY_BYTES)
+            samples = time_calls(inputs, lambda x: torch.sort(
+                x.view(rows, segment), dim=-1, stable=True, out=(values, indices)))
+            label = (f"torch.sort(dim=-1, stable=True) of {rows} rows of {segment} float32 "
+                     f"values: {items:,} items sorted (counter items; n is the nominal "
+                     f"2^{SEGSORT_LOG2_N}), values = the int64 indices")
+            return benchmark_entry(segsort_name(segment), label, n, samples,
+                                   segsort_bytes(segment), items=items)
+        cases.append((segsort_name(segment), segsort_case))
     for rows, cols, k in TOPK_SHAPES:
         def topk_case(rows: int = rows, cols: int = cols, k: int = k) -> Dict[str, Any]:
             values = torch.empty((rows, k), dtype=torch.float32, device=device)
@@ -330,7 +390,7 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float
         "torch_version": torch.__version__,
         "torch_cuda": str(torch.version.cuda),
         "torch_gpu_name": torch.cuda.get_device_name(device),
-        "torch_input_set": input_set_text(keys_sizes, pairs_sizes),
+        "torch_input_set": input_set_text(keys_sizes, pairs_sizes, segsort_sizes),
         "torch_timing": ", ".join(f"{mode}: {count} cases" for mode, count in
                                   sorted(modes_used.items())),
     }
@@ -346,6 +406,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         dest="max_time",
                         help="cap on the seconds of sampling per case (at least "
                              f"{MIN_SAMPLES} samples; --min-time is its old name)")
+    parser.add_argument("--no-segsort", action="store_true",
+                        help="skip the segmented torch.sort(dim=-1) cases of stage 06's table")
     args = parser.parse_args(argv)
 
     reason = torch_unavailable_reason()
@@ -355,7 +417,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         keys_sizes, pairs_sizes = sizes_from_bench_json(args.like)
         context, entries = run(keys_sizes, pairs_sizes, args.max_time,
-                               lambda line: print(line, flush=True))
+                               lambda line: print(line, flush=True),
+                               () if args.no_segsort else SEGSORT_SIZES)
         result = document(context, entries)
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(result, handle, indent=2)

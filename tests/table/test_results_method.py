@@ -8,7 +8,8 @@ nvidia-smi before and after):
 * CUB's best instantiation is the baseline of every "vs CUB" ratio;
 * ``results_table.py --check`` catches any drift of the page or a README block from the JSON,
   and the committed docs match the committed JSON (once that JSON is the new method's);
-* gpu_state.py and torch_baseline.py's statistics.
+* gpu_state.py and torch_baseline.py's statistics, and its segmented torch.sort cases' names,
+  item counts and bytes.
 
 Run by ctest (`ctest -L table`), or directly:
     PYTHONPATH=bench/table python3 -m unittest discover -s tests/table -v
@@ -394,6 +395,61 @@ class TorchMethodTest(unittest.TestCase):
                         "converged"):
             self.assertIn(counter, entry)
         self.assertEqual((entry["median_ms"], entry["min_ms"], entry["samples"]), (2.0, 1.0, 3.0))
+
+
+class TorchSegsortTest(unittest.TestCase):
+    """torch_baseline.py's segmented torch.sort(dim=-1) cases: names stage 06's table can match,
+    the items really sorted, the bytes model."""
+
+    def test_sizes_are_issue_17s(self) -> None:
+        self.assertEqual(tb.SEGSORT_LOG2_N, 26)
+        self.assertEqual(tb.SEGSORT_SIZES, (8, 32, 128, 1000, 4096, 65536, 1 << 20))
+
+    def test_name_parses_like_stage06s_rows(self) -> None:
+        name = tb.segsort_name(1000)
+        self.assertEqual(name, "torch-segsort/f32/pairs/seg:1000/n:67108864/ands:0")
+        parsed = rt.parse_name(name)
+        self.assertEqual((parsed.entry, parsed.key_type, parsed.kind, parsed.variant, parsed.n,
+                          parsed.ands), (rt.TORCH_SEGSORT, "f32", "pairs", "seg:1000", 1 << 26, 0))
+        self.assertEqual(tb.segsort_name(8, 1 << 20),
+                         "torch-segsort/f32/pairs/seg:8/n:1048576/ands:0")
+
+    def test_items_are_whole_rows(self) -> None:
+        self.assertEqual(tb.segsort_items(1000), 67_108_000)  # 67,108 rows of 1000
+        for segment in (8, 32, 128, 4096, 65536, 1 << 20):
+            self.assertEqual(tb.segsort_items(segment), 1 << 26)
+        self.assertEqual(tb.segsort_items(1000, 4000), 4000)
+
+    def test_bytes_read_the_keys_and_write_keys_and_int64_indices(self) -> None:
+        self.assertEqual(tb.segsort_bytes(8), (1 << 26) * 16.0)
+        self.assertEqual(tb.segsort_bytes(1000), 67_108_000 * (4 + 4 + 8.0))
+        self.assertEqual(tb.segsort_bytes(1000), tb.sort_bytes(tb.segsort_items(1000)))
+
+    def test_entry_keeps_the_nominal_n_and_counts_the_items(self) -> None:
+        items = tb.segsort_items(1000)
+        entry = tb.benchmark_entry(tb.segsort_name(1000), "l", 1 << 26, [2.0, 1.0, 3.0],
+                                   tb.segsort_bytes(1000), items=items)
+        self.assertEqual((entry["n"], entry["items"]), (float(1 << 26), float(items)))
+        self.assertAlmostEqual(entry["keys_per_s"], items / 2e-3)
+        self.assertAlmostEqual(entry["GBps"], items * 16 / 2e-3 * 1e-9)
+        (result,), failures = rt.parse_benchmarks({"benchmarks": [entry]})
+        self.assertEqual(failures, [])
+        self.assertEqual((result.entry, result.variant, result.n), (rt.TORCH_SEGSORT, "seg:1000",
+                                                                    1 << 26))
+        self.assertEqual(result.counters["items"], float(items))
+        # Without items an entry is as before: no items counter, keys_per_s counts n.
+        plain = tb.benchmark_entry("torch-sort/f32/keys/n:1024/ands:0", "l", 1024, [2.0], 1.0)
+        self.assertNotIn("items", plain)
+        self.assertAlmostEqual(plain["keys_per_s"], 1024 / 2e-3)
+
+    def test_input_set_names_the_segment_sizes_only_when_measured(self) -> None:
+        with_segsort = tb.input_set_text([1 << 24], [1 << 24], tb.SEGSORT_SIZES)
+        self.assertIn("S = 8 32 128 1000 4096 65536 2^20", with_segsort)
+        self.assertIn("n = 2^26", with_segsort)
+        self.assertEqual(len(with_segsort.split(";")), 4)
+        without = tb.input_set_text([1 << 24], [1 << 24])
+        self.assertNotIn("dim=-1", without)
+        self.assertEqual(len(without.split(";")), 3)
 
 
 if __name__ == "__main__":

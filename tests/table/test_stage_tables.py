@@ -7,7 +7,10 @@ merge_bench_json.py):
   numbers read the fixture) with the committed torch JSON: every cell recomputed from the raw
   counters, torch only where torch measured the shape (blank otherwise);
 * stage 06 from a SYNTHETIC fixture (tests/table/fixtures/stage06_synthetic_fixture.json: made-up
-  numbers chosen so every ratio is easy to check by hand, not a measurement);
+  numbers chosen so every ratio is easy to check by hand, not a measurement; equal segments and
+  the power-law mix) with torch.sort(dim=-1) rows from a synthetic torch JSON
+  (stage06_torch_synthetic_fixture.json, in torch_baseline.py's format): torch only where torch
+  measured the segment size (— otherwise), and in the best peer;
 * a stage without JSON is "not measured yet" and the check passes;
 * the drift check covers the stage pages and README blocks: dropping a row or halving a time in
   a stage JSON changes the output and fails ``--check``; the committed docs match the committed
@@ -43,6 +46,7 @@ STAGE07_COMMITTED = os.path.join(RESULTS, f"{GPU}-stage07.json")
 STAGE07_JSON = os.path.join(HERE, "fixtures", "stage07_h100_three_runs.json")
 TORCH_JSON = os.path.join(RESULTS, f"{GPU}-torch.json")
 STAGE06_FIXTURE = os.path.join(HERE, "fixtures", "stage06_synthetic_fixture.json")
+STAGE06_TORCH_FIXTURE = os.path.join(HERE, "fixtures", "stage06_torch_synthetic_fixture.json")
 H100 = os.path.join(HERE, "fixtures", "h100_issue13")
 LADDER_JSON = os.path.join(H100, "bench_all.json")
 
@@ -247,30 +251,94 @@ class Stage07TableTest(unittest.TestCase):
 
 
 class Stage06TableTest(unittest.TestCase):
-    """Stage 06's table from the synthetic fixture (made-up numbers, easy ratios)."""
+    """Stage 06's table from the synthetic fixtures (made-up numbers, easy ratios)."""
 
     def setUp(self) -> None:
         self.document = read_json(STAGE06_FIXTURE)
+        self.torch = read_json(STAGE06_TORCH_FIXTURE)
 
-    def rows(self, document: Optional[Dict[str, Any]] = None) -> Tuple[List[List[str]], str]:
-        sections = rt.stage06_sections(stage_data("stage06", document or self.document))
+    def rows(self, document: Optional[Dict[str, Any]] = None,
+             torch: Optional[Dict[str, Any]] = None,
+             no_torch: bool = False) -> Tuple[List[List[str]], str]:
+        torch_results = None if no_torch else result_set(torch or self.torch)
+        sections = rt.stage06_sections(stage_data("stage06", document or self.document),
+                                       torch_results)
         self.assertEqual(len(sections), 1)
         heading, table = sections[0]
         return table_rows(table), heading + "\n" + table
 
     def test_cells_by_hand(self) -> None:
         rows, text = self.rows()
-        self.assertIn("n = 2^20 f32 keys with u32 values", text)
-        # segment size | segments | stage 06 ms | p10-p90 | CUB sort | CUB radix | best peer |
-        # best peer / stage 06 | copies' worth (the pairs' copy takes 0.01 ms)
+        self.assertIn("n = 2^20 f32 keys with u32 values, uniform, cut into equal segments and a "
+                      "power-law mix of segments\n", text)
+        # segment size | segments | stage 06 ms | p10-p90 | CUB sort | CUB radix | torch.sort |
+        # best peer | best peer / stage 06 | copies' worth (the pairs' copy takes 0.01 ms).
+        # Equal sizes ascending, then the power-law mix (its cells from the counters of the mix
+        # at n = 2^20: 7392 segments of 8 to 326854 keys); torch measured seg:8 and seg:128.
         self.assertEqual(rows, [
-            ["8", "131,072", "0.200", "0.190–0.210", "0.400 ‡", rt.DASH,
+            ["8", "131,072", "0.200", "0.190–0.210", "0.400 ‡", rt.DASH, "0.600",
              "CUB DeviceSegmentedSort", "2.00×", "20.0"],
-            ["128", "8,192", "0.100", "0.0900–0.110", "0.300 ‡", "0.0500",
-             "CUB DeviceSegmentedRadixSort", "0.50×", "10.0"],
-            ["4,096", "256", "0.0800", "0.0750–0.0850", "0.160 ‡", "0.240",
-             "CUB DeviceSegmentedSort", "2.00×", "8.00"]])
+            ["128", "8,192", "0.100", "0.0900–0.110", "0.300 ‡", "0.0500", "0.0250",
+             "torch.sort", "0.25×", "10.0"],
+            ["4,096", "256", "0.0800", "0.0750–0.0850", "0.160 ‡", "0.240", rt.DASH,
+             "CUB DeviceSegmentedSort", "2.00×", "8.00"],
+            ["power law (8 – 326,854)", "7,392", "0.500", "0.480–0.520", "1.00 ‡", "0.750",
+             rt.DASH, "CUB DeviceSegmentedRadixSort", "1.50×", "50.0"]])
         self.assertIn("‡ The call waits for the host", text)
+
+    def test_without_torch_rows_the_torch_cells_are_blank(self) -> None:
+        expected_best = [["CUB DeviceSegmentedSort", "2.00×"],
+                         ["CUB DeviceSegmentedRadixSort", "0.50×"],
+                         ["CUB DeviceSegmentedSort", "2.00×"],
+                         ["CUB DeviceSegmentedRadixSort", "1.50×"]]
+        # No torch JSON, an empty one, and the committed one (torch.sort and torch.topk rows,
+        # none of them segmented).
+        for rows, _ in (self.rows(no_torch=True), self.rows(torch={"benchmarks": []}),
+                        self.rows(torch=read_json(TORCH_JSON))):
+            self.assertEqual([row[6] for row in rows], [rt.DASH] * 4)
+            self.assertEqual([row[7:9] for row in rows], expected_best)
+
+    def test_halving_a_torch_time_changes_the_best_peer(self) -> None:
+        before, _ = self.rows()
+        torch = copy.deepcopy(self.torch)
+        row_named(torch, "torch-segsort/f32/pairs/seg:8")["median_ms"] /= 2
+        rows, _ = self.rows(torch=torch)
+        self.assertEqual(before[0][6:9], ["0.600", "CUB DeviceSegmentedSort", "2.00×"])
+        self.assertEqual(rows[0][6:9], ["0.300", "torch.sort", "1.50×"])
+        self.assertEqual(rows[1:], before[1:])
+
+    def test_a_failed_torch_row_says_so(self) -> None:
+        torch = copy.deepcopy(self.torch)
+        torch["benchmarks"].append({
+            "name": "torch-segsort/f32/pairs/seg:4096/n:1048576/ands:0", "run_type": "iteration",
+            "error_occurred": True, "error_message": "CUDA out of memory"})
+        rows, _ = self.rows(torch=torch)
+        self.assertEqual(rows[2][6:8], ["failed", "CUB DeviceSegmentedSort"])
+
+    def test_segment_cells_follow_the_counters(self) -> None:
+        changed = copy.deepcopy(self.document)
+        mix = row_named(changed, "stage06/f32/pairs/seg:powerlaw")
+        mix["segments"], mix["largest_segment"] = 7000.0, 4194304.0
+        rows, _ = self.rows(changed)
+        self.assertEqual(rows[3][:2], ["power law (8 – 4,194,304)", "7,000"])
+        # Without the counters (JSON from before them): equal segments fall back to n / size,
+        # the power-law mix has no numbers to show.
+        bare = copy.deepcopy(self.document)
+        for bench in bare["benchmarks"]:
+            for counter in ("segments", "smallest_segment", "largest_segment"):
+                bench.pop(counter, None)
+        rows, _ = self.rows(bare)
+        self.assertEqual([row[:2] for row in rows],
+                         [["8", "131,072"], ["128", "8,192"], ["4,096", "256"],
+                          ["power law", rt.DASH]])
+
+    def test_without_the_power_law_rows_the_heading_and_rows_are_as_before(self) -> None:
+        equal = copy.deepcopy(self.document)
+        equal["benchmarks"] = [b for b in equal["benchmarks"] if "/seg:powerlaw/" not in b["name"]]
+        rows, text = self.rows(equal)
+        self.assertIn("n = 2^20 f32 keys with u32 values, uniform, cut into equal segments\n",
+                      text)
+        self.assertEqual(rows, self.rows()[0][:3])
 
     def test_dropping_a_row_or_halving_a_time_changes_the_table(self) -> None:
         before, _ = self.rows()
@@ -279,12 +347,13 @@ class Stage06TableTest(unittest.TestCase):
                                  if not b["name"].startswith("stage06/f32/pairs/seg:128/")]
         rows, _ = self.rows(dropped)
         self.assertEqual(rows[1][2:4], [rt.DASH, rt.DASH])
-        self.assertEqual(rows[1][7:], [rt.DASH, rt.DASH])
+        self.assertEqual(rows[1][8:], [rt.DASH, rt.DASH])
         halved = copy.deepcopy(self.document)
         row_named(halved, "cub-segmented-radix/f32/pairs/seg:4096")["median_ms"] /= 2
         rows, _ = self.rows(halved)
         self.assertNotEqual(rows, before)
-        self.assertEqual(rows[2][5:8], ["0.120", "CUB DeviceSegmentedRadixSort", "1.50×"])
+        self.assertEqual(rows[2][5:9], ["0.120", rt.DASH, "CUB DeviceSegmentedRadixSort",
+                                        "1.50×"])
 
     def test_a_failed_peer_says_so(self) -> None:
         document = copy.deepcopy(self.document)
@@ -294,6 +363,14 @@ class Stage06TableTest(unittest.TestCase):
             "error_message": "out of memory"})
         rows, _ = self.rows(document)
         self.assertEqual(rows[0][5], "failed")
+
+    def test_torch_segsort_rows_stay_off_the_ladder_page(self) -> None:
+        # They are stage 06's column; the main page's baselines table compares with CUB's full
+        # sort, which a segmented sort is not.
+        results = rt.load_result_set([read_json(LADDER_JSON), self.torch])
+        self.assertIsNotNone(results.find(rt.TORCH_SEGSORT, 1 << 20, "f32", "pairs", "seg:8"))
+        self.assertNotIn(rt.TORCH_SEGSORT, rt.baselines_table(results) or "")
+        self.assertFalse(any(name.startswith(rt.TORCH_SEGSORT) for name in rt.plot_series(results)))
 
 
 README_TOP = "# sortlab\n\n<!-- results:table:begin -->\n<!-- results:table:end -->\n"
@@ -320,10 +397,10 @@ class StageDriftTest(unittest.TestCase):
     def results_dir(self, root: str) -> str:
         return os.path.join(root, "docs", "results")
 
-    def run_main(self, root: str, *extra: str) -> Tuple[int, str]:
+    def run_main(self, root: str, *extra: str, torch_json: str = TORCH_JSON) -> Tuple[int, str]:
         output = io.StringIO()
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
-            status = rt.main(["--bench-json", LADDER_JSON, "--torch-json", TORCH_JSON,
+            status = rt.main(["--bench-json", LADDER_JSON, "--torch-json", torch_json,
                               "--results-dir", self.results_dir(root), "--repo-root", root,
                               "--no-plot", *extra])
         return status, output.getvalue()
@@ -405,6 +482,28 @@ class StageDriftTest(unittest.TestCase):
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(saved)
             self.assertEqual(self.run_main(root, "--check")[0], 0)
+
+    def test_torch_segsort_rows_reach_the_stage06_block_and_their_drift_is_caught(self) -> None:
+        root = self.make_repo()
+        torch_json = os.path.join(root, "torch.json")
+        shutil.copyfile(STAGE06_TORCH_FIXTURE, torch_json)
+        status, output = self.run_main(root, "--stage06-json", STAGE06_FIXTURE,
+                                       torch_json=torch_json)
+        self.assertEqual(status, 0, output)
+        readme = os.path.join(root, "chapters/06_segmented_sort/README.md")
+        self.assertIn("| 128 | 8,192 | 0.100 | 0.0900–0.110 | 0.300 ‡ | 0.0500 | 0.0250 | "
+                      "torch.sort | 0.25× |", self.read(readme))
+        self.assertEqual(self.run_main(root, "--check", torch_json=torch_json)[0], 0)
+
+        def halve(document: Dict[str, Any]) -> None:
+            row_named(document, "torch-segsort/f32/pairs/seg:8")["median_ms"] /= 2
+
+        self.rewrite_json(torch_json, halve)
+        status, output = self.run_main(root, "--check", torch_json=torch_json)
+        self.assertEqual(status, 1, output)
+        self.assertIn(f"DRIFT: {os.path.join(self.results_dir(root), f'{GPU}-stage06.md')}",
+                      output)
+        self.assertIn(f"DRIFT: {readme}", output)
 
     def test_a_missing_stage_json_named_on_the_command_line_is_an_error(self) -> None:
         root = self.make_repo()
