@@ -9,6 +9,8 @@
 #include <iterator>
 #include <utility>
 
+#include "bench/sortlab/trace_segments.hpp"
+#include "bench/sortlab/trace_topk.hpp"
 #include "chapters/00_cub/cub_sort.hpp"
 #include "chapters/01_scan_sort/scan_sort.hpp"
 #include "chapters/01_scan_sort/scan_sort_model.hpp"
@@ -496,9 +498,19 @@ const StageEntry& find_stage(int number) {
   const auto& registry = stage_registry();
   for (const StageEntry& entry : registry)
     if (entry.number == number) return entry;
+  // Stages 6 (segmented sort) and 7 (top-k) are built too, but sort segments or select rows,
+  // not one array: `run` and `trace` take them before they look here.
+  if (number == kSegmentedStage || number == kTopkStage)
+    throw UsageError("stage " + std::to_string(number) + " (" +
+                     (number == kSegmentedStage ? "segmented sort" : "top-k") +
+                     ") is not a sort of one array: only `sortlab run` and `sortlab trace` "
+                     "take it");
+  std::vector<int> numbers{kSegmentedStage, kTopkStage};
+  for (const StageEntry& entry : registry) numbers.push_back(entry.number);
+  std::sort(numbers.begin(), numbers.end());
   std::string built;
-  for (const StageEntry& entry : registry)
-    built += (built.empty() ? "" : ", ") + std::to_string(entry.number);
+  for (int built_number : numbers)
+    built += (built.empty() ? "" : ", ") + std::to_string(built_number);
   const std::string range = "(stages: " + built + ")";
   // The ladder is planned up to stage 09: a number in it that is not built is still to come.
   if (number >= 0 && number <= 9)

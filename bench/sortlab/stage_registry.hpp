@@ -135,8 +135,9 @@ inline const StageFunctions<float>& StageEntry::functions<float>() const {
 /// Every stage, in ladder order (stage numbers 0, 1, 2, ... without gaps).
 const std::vector<StageEntry>& stage_registry();
 
-/// The entry for stage \p number. Throws UsageError "stage 6 does not exist yet (stages: 0-5)"
-/// for a number without a stage.
+/// The entry for stage \p number. Throws UsageError "stage 9 does not exist yet (stages: 0, 1,
+/// ..., 8)" for a number without a stage (the list names stages 6 and 7 too), and says that
+/// stages 6 and 7 are no one-array sorts when asked for them.
 /// \param number the stage number given with --stage
 const StageEntry& find_stage(int number);
 
