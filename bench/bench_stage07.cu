@@ -48,9 +48,16 @@ struct TopkShape {
   std::size_t k;
 };
 
-/// torch_baseline.py's TOPK_SHAPES (keep the two lists equal: the table pairs them by name).
-const std::vector<TopkShape> kTorchShapes = {
-    {65536, 1024, 16}, {4096, 32768, 64}, {1, std::size_t{1} << 24, 1024}};
+/// torch_baseline.py's TOPK_SHAPES (keep the two lists equal: the table pairs them by name);
+/// its last five are the quick set's other shapes.
+const std::vector<TopkShape> kTorchShapes = {{65536, 1024, 16},
+                                             {4096, 32768, 64},
+                                             {1, std::size_t{1} << 24, 1024},
+                                             {1, std::size_t{1} << 28, 1024},
+                                             {64, std::size_t{1} << 20, 64},
+                                             {16384, 4096, 8},
+                                             {1, 128256, 2048},
+                                             {128, 128256, 50}};
 
 /// Issue 18: one row of 2^28 values, k = 1, 32, 1024, 65536 and 1% of n.
 std::vector<TopkShape> long_shapes() {

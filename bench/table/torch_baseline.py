@@ -52,11 +52,18 @@ DEFAULT_PAIRS_LOG2 = (20, 24)
 SEGSORT_LOG2_N = 26
 SEGSORT_SIZES: Tuple[int, ...] = (8, 32, 128, 1000, 4096, 65536, 1 << 20)
 
-# torch.topk shapes (rows, cols, k): many short rows, a middle shape, one long row.
+# torch.topk shapes (rows, cols, k): many short rows, a middle shape, one long row, then the rest
+# of bench_stage07's quick set (kQuickShapes), so that every row of stage 07's table has its
+# torch.topk time from the same run.
 TOPK_SHAPES: Tuple[Tuple[int, int, int], ...] = (
     (65536, 1024, 16),
     (4096, 32768, 64),
     (1, 1 << 24, 1024),
+    (1, 1 << 28, 1024),
+    (64, 1 << 20, 64),
+    (16384, 4096, 8),
+    (1, 128256, 2048),
+    (128, 128256, 50),
 )
 
 # Bytes one element of each output/input takes.
