@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <numeric>
 #include <random>
+#include <string>
 
 #include "chapters/08_onesweep/onesweep_model.hpp"
 #include "chapters/08_onesweep/onesweep_sort.hpp"
@@ -283,26 +285,19 @@ TEST(Stage08Histogram, KeysAtEveryOffsetFromAWordBoundary) {
   const std::size_t tile = stage08::tile_items_for(4);
   for (std::size_t n :
        sortlab::testing::capped({1, 2, 3, 5, 17, tile + 3, 3 * tile + 2, 1000003})) {
-    const auto u32 =
-        sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, n, seed + n);
-    for (std::size_t offset = 0; offset < 4; ++offset) {
-      SCOPED_TRACE(
-          sortlab::testing::case_label(n, "u32 at offset " + std::to_string(offset), seed));
-      expect_sorts_from_offset(u32, offset);
-    }
-    const auto u8 =
-        sortlab::generate_keys<std::uint8_t>(sortlab::Distribution::kUniform, n, seed + n);
-    for (std::size_t offset : {0, 1, 7, 15}) {
-      SCOPED_TRACE(sortlab::testing::case_label(n, "u8 at offset " + std::to_string(offset), seed));
-      expect_sorts_from_offset(u8, offset);
-    }
-    const auto u64 =
-        sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kUniform, n, seed + n);
-    for (std::size_t offset = 0; offset < 2; ++offset) {
-      SCOPED_TRACE(
-          sortlab::testing::case_label(n, "u64 at offset " + std::to_string(offset), seed));
-      expect_sorts_from_offset(u64, offset);
-    }
+    const auto at_offsets = [&](auto key_tag, const std::string& type,
+                                std::initializer_list<std::size_t> offsets) {
+      const auto keys =
+          sortlab::generate_keys<decltype(key_tag)>(sortlab::Distribution::kUniform, n, seed + n);
+      for (std::size_t offset : offsets) {
+        SCOPED_TRACE(
+            sortlab::testing::case_label(n, type + " at offset " + std::to_string(offset), seed));
+        expect_sorts_from_offset(keys, offset);
+      }
+    };
+    at_offsets(std::uint32_t{}, "u32", {0, 1, 2, 3});
+    at_offsets(std::uint8_t{}, "u8", {0, 1, 7, 15});
+    at_offsets(std::uint64_t{}, "u64", {0, 1});
     if (::testing::Test::HasFailure()) return;
   }
 }
