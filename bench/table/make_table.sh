@@ -12,8 +12,9 @@
 # once their noise is under 1%), TIMING (blocking, graph or events; default blocking),
 # BENCH_FILTER (a --benchmark_filter regex for bench_all, for a quick partial run), STAGE_BENCHES
 # (1 by default: also run bench_stage05 and bench_stage08 (their CUB comparisons), bench_stage06
-# and bench_stage07; 0 keeps their committed JSON; a list such as "06 08" runs those stages' and
-# keeps the others' committed JSON),
+# and bench_stage07 (its quick set, each schedule forced, and issue 18's LLM sampling shapes in
+# f32 and bf16, which torch_baseline.py also times with torch.topk); 0 keeps their committed
+# JSON; a list such as "06 08" runs those stages' and keeps the others' committed JSON),
 # NVIDIA_SMI (the nvidia-smi to ask; tests point it at a missing command).
 set -euo pipefail
 
@@ -96,8 +97,10 @@ stdbuf -oL "$bench_all" --max_time="$max_time" --timing="$timing" "${filter[@]}"
       { print; fflush() }'
 
 # 4. PyTorch baselines (skipped, with the reason in the JSON, when torch or CUDA is missing),
-# among them torch.sort(dim=-1) of 2^26 f32 values in rows of 8 ... 2^20: the torch column of
-# stage 06's page, which results_table.py reads from this JSON.
+# among them torch.sort(dim=-1) of 2^26 f32 values in rows of 8 ... 2^20 (the torch column of
+# stage 06's page) and torch.topk on stage 07's quick shapes and on issue 18's LLM sampling shapes
+# in f32 and bf16 (118 more cases: stage 07's llm tables), which results_table.py reads from
+# this JSON.
 say "torch.sort / torch.topk"
 python3 "$repo_root/bench/table/torch_baseline.py" --like "$bench_json" --out "$torch_json" \
   --max-time "$max_time"
@@ -158,8 +161,9 @@ if [ -n "$stage_benches" ]; then
   if stage_runs 07; then
     # Stage 07: the quick set (sorted and unsorted, the rule's schedule, a copy of each input as
     # the floor), then the same shapes with each schedule forced (unsorted, no copy rows: the
-    # names would repeat the first run's). The forced one-block run of one row of 2^28 takes about
-    # 1.4 s per call; under a minute in all.
+    # names would repeat the first run's), then the LLM sampling shapes (below). The forced
+    # one-block run of one row of 2^28 takes about 1.4 s per call; under a minute before the
+    # LLM shapes.
     say "stage 07: top-k, --set=quick"
     to_json stage07_quick "$stage07" --set=quick --max_time="$max_time" --timing="$timing"
     for schedule in one multi; do
@@ -167,8 +171,32 @@ if [ -n "$stage_benches" ]; then
       to_json "stage07_$schedule" "$stage07" --set=quick --sorted=0 --schedule="$schedule" \
         --benchmark_filter='^stage07' --max_time="$max_time" --timing="$timing"
     done
+    # Issue 18's LLM sampling shapes (batch 1, 16, 64, 128, 256 x vocabulary 32000, 128256,
+    # 151936, k = 1, 50, 1024, 2048; f32 and bf16 logits: 120 top-k rows and 30 copies), sorted
+    # output only (torch.topk's default; torch_baseline.py times torch.topk on the same shapes),
+    # with a copy of each input for the floor; about two minutes. Two of these shapes are quick
+    # shapes too (f32 1 x 128256 k=2048 and 128 x 128256 k=50), measured above with the copies of
+    # their inputs: this run leaves out every row the quick run already has (its JSON's names,
+    # exactly: those two top-k rows and their two copy rows), so no name is measured twice (the
+    # merge refuses that) and nothing needs picking. results_table.py shows the quick run's two
+    # rows in the llm table (marked with their run) and takes the floor of the other k of those
+    # two inputs from the quick run's copy (marked).
+    llm=(--set=llm --sorted=1)
+    repeated=$("$stage07" "${llm[@]}" --benchmark_list_tests=true 2>/dev/null \
+      | grep -Fx -f <(python3 -c 'import json, sys
+for row in json.load(open(sys.argv[1]))["benchmarks"]: print(row["name"])' \
+        "$out_dir/stage07_quick.json") | paste -sd '|' - || true)
+    llm_filter=()
+    if [ -n "$repeated" ]; then
+      say "stage 07: llm run without the quick run's $(tr '|' '\n' <<<"$repeated" | wc -l) rows"
+      llm_filter=(--benchmark_filter="-^($repeated)\$")
+    fi
+    say "stage 07: top-k, --set=llm --sorted=1 (LLM sampling shapes, f32 and bf16)"
+    to_json stage07_llm "$stage07" "${llm[@]}" "${llm_filter[@]}" --max_time="$max_time" \
+      --timing="$timing"
     "${merge[@]}" --out "$out_dir/stage07.json" quick="$out_dir/stage07_quick.json" \
-      schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json"
+      schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json" \
+      llm="$out_dir/stage07_llm.json"
   fi
   if stage_runs 06; then stage_args+=(--stage06-json "$out_dir/stage06.json"); fi
   if stage_runs 07; then stage_args+=(--stage07-json "$out_dir/stage07.json"); fi

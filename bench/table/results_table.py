@@ -18,7 +18,8 @@ produces, without a single hand-typed number:
 * stages 06 (segmented sort) and 07 (top-k), measured by bench_stage06 and bench_stage07 into
   JSON of their own (``docs/results/<gpu>-stage06.json``, ``-stage07.json``; merge_bench_json.py
   joins a stage's runs): a page each (``<gpu>-stageNN.md``) and their README blocks, or "not
-  measured yet" in the block when the stage's JSON is missing.
+  measured yet" in the block when the stage's JSON is missing. Stage 07's run ``llm`` (issue
+  18's LLM sampling shapes) gets a table per type (f32, bf16) beside torch.topk of that type.
 
 Everything below the command-line layer is a pure function from parsed JSON to markdown strings,
 so tests can check tables and README rewriting on a small fixture without a GPU.
@@ -1197,6 +1198,95 @@ def fmt_counter_percent(result: Optional[Result], counter: str) -> str:
     return fmt_percent(result.counters[counter])
 
 
+# bench_stage07's run of issue 18's LLM sampling shapes (`make table`: --set=llm --sorted=1), and
+# the bytes of one value of each top-k type (the floor of a row whose run did not copy its input).
+STAGE07_LLM_RUN = "llm"
+TOPK_VALUE_BYTES = {"f32": 4, "bf16": 2}
+TOPK_INDEX_BYTES = 8  # int64 indices
+# The LLM table's marks: a row measured by another run, a floor taken from another run's copy.
+OTHER_RUN_MARK = "run `{}`"
+OTHER_COPY_MARK = "†"
+
+
+def topk_copy(data: StageData, shape: TopkShape) -> Optional[Result]:
+    """The copy row of the shape's input (copy/<type>/rows:R/cols:C) in the stage's JSON."""
+    assert data.results is not None
+    wanted = {"rows": str(shape.rows), "cols": str(shape.cols)}
+    for result in data.results.results:
+        if result.entry == "copy" and result.key_type == shape.key_type and \
+                parse_variant(result.variant) == wanted:
+            return result
+    return None
+
+
+def topk_floor_from_copy(shape: TopkShape, copy: Result) -> Optional[float]:
+    """bench_stage07's floor (ms) of a shape from a copy of its input: reading the input once and
+    writing k values and int64 indices per row, at the rate the copy moved 2 × the input."""
+    value = TOPK_VALUE_BYTES.get(shape.key_type)
+    if value is None or copy.median_ms <= 0:
+        return None
+    in_bytes = shape.rows * shape.cols * value
+    out_bytes = shape.rows * shape.k * (value + TOPK_INDEX_BYTES)
+    return copy.median_ms * (in_bytes + out_bytes) / (2.0 * in_bytes)
+
+
+def _llm_grid_shapes(data: StageData, key_type: str,
+                     own: Sequence[TopkShape]) -> List[Tuple[TopkShape, str]]:
+    """Rule rows of key_type from runs other than the llm run whose shape lies on the llm run's
+    grid (its batches × vocabularies × ks) but which the llm run left out (make table filters
+    out what the quick run measured): (shape, the run that measured it)."""
+    assert data.results is not None
+    batches = {shape.rows for shape in own}
+    vocabs = {shape.cols for shape in own}
+    ks = {shape.k for shape in own}
+    found: List[Tuple[TopkShape, str]] = []
+    for result in data.results.results:
+        parsed = topk_shape(result) if result.entry in (STAGE07_SORTED, STAGE07_UNSORTED) \
+            else None
+        if not parsed or parsed[1] != "" or parsed[0].key_type != key_type:
+            continue
+        shape = parsed[0]
+        if shape.rows in batches and shape.cols in vocabs and shape.k in ks and \
+                shape not in own and all(shape != other for other, _ in found):
+            found.append((shape, data.run_label(result)))
+    return found
+
+
+def _values(values: Iterable[int]) -> str:
+    """"1, 16, 64" from the distinct values, ascending."""
+    return ", ".join(str(value) for value in sorted(set(values)))
+
+
+def stage07_llm_heading(data: StageData, key_type: str) -> str:
+    """The heading of the llm run's table of one type: the shapes, from the rows themselves."""
+    assert data.results is not None
+    own = [shape for shape, _ in _stage07_rule_shapes(data, STAGE07_LLM_RUN, key_type)]
+    return (f"Top-k, run `{STAGE07_LLM_RUN}`: LLM sampling shapes (issue 18), {key_type} logits "
+            f"uniform in [0, 1), batch {_values(s.rows for s in own)} × vocabulary "
+            f"{_values(s.cols for s in own)}, k = {_values(s.k for s in own)}, sorted output "
+            "(torch.topk's default), the rule's schedule")
+
+
+def _stage07_rule_shapes(data: StageData, label: str,
+                         key_type: str) -> List[Tuple[TopkShape, str]]:
+    """(shape, run label) of the rule's rows (no forced schedule) of one run and type, in the
+    JSON's order; the llm run's table adds the grid's shapes other runs measured and is ordered
+    by vocabulary, then batch, then k."""
+    assert data.results is not None
+    shapes: List[TopkShape] = []
+    for result in data.results.results:
+        parsed = topk_shape(result) if result.entry in (STAGE07_SORTED, STAGE07_UNSORTED) \
+            else None
+        if parsed and parsed[1] == "" and parsed[0].key_type == key_type and \
+                data.run_label(result) == label and parsed[0] not in shapes:
+            shapes.append(parsed[0])
+    keyed = [(shape, label) for shape in shapes]
+    if label == STAGE07_LLM_RUN and shapes:
+        keyed += _llm_grid_shapes(data, key_type, shapes)
+        keyed.sort(key=lambda item: (item[0].cols, item[0].rows, item[0].k))
+    return keyed
+
+
 STAGE07_HEADERS = ("rows × cols", "k", "blocks per row", "sorted ms", "p10–p90 ms",
                    "unsorted ms", "floor ms", "fraction of the floor", "torch.topk ms",
                    "torch / ours")
@@ -1205,20 +1295,22 @@ STAGE07_HEADERS = ("rows × cols", "k", "blocks per row", "sorted ms", "p10–p9
 def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
                   key_type: str) -> Optional[str]:
     """The rule's rows (no forced schedule) of one run and type: sorted and unsorted time, the
-    floor and torch.topk where torch measured the same shape (blank cells otherwise)."""
+    floor and torch.topk where torch measured the same shape (blank cells otherwise). The llm
+    run's table (STAGE07_LLM_RUN) also holds the grid's shapes another run measured (marked with
+    that run), is ordered by vocabulary, batch and k, takes a row's floor from another run's copy
+    of the same input where its own run skipped that copy (marked †), and ends with a note: the
+    marks and the lowest torch / ours."""
     assert data.results is not None
     index = _topk_index(data.results)
-    shapes: List[TopkShape] = []
-    for result in data.results.results:
-        parsed = topk_shape(result) if result.entry in (STAGE07_SORTED, STAGE07_UNSORTED) \
-            else None
-        if parsed and parsed[1] == "" and parsed[0].key_type == key_type and \
-                data.run_label(result) == label and parsed[0] not in shapes:
-            shapes.append(parsed[0])
+    shapes = _stage07_rule_shapes(data, label, key_type)
     if not shapes:
         return None
+    llm = label == STAGE07_LLM_RUN
     rows = []
-    for shape in shapes:
+    ratios: List[Tuple[float, TopkShape]] = []
+    other_runs: List[str] = []
+    other_copies = False
+    for shape, run in shapes:
         ours = index.get((STAGE07_SORTED, shape, ""))
         unsorted = index.get((STAGE07_UNSORTED, shape, ""))
         either = ours or unsorted
@@ -1227,15 +1319,64 @@ def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
         floor = either.counters.get("floor_ms")
         fraction = fmt_counter_percent(ours, "floor_fraction") if ours else (
             fmt_counter_percent(unsorted, "floor_fraction") + " (unsorted)")
+        floor_cell = fmt_ms(floor) if floor is not None else DASH
+        if llm and floor is None:
+            copy = topk_copy(data, shape)
+            floor = topk_floor_from_copy(shape, copy) if copy is not None else None
+            if floor is not None:
+                other_copies = True
+                floor_cell = fmt_ms(floor) + " " + OTHER_COPY_MARK
+                fraction = fmt_percent(floor / either.median_ms) + (
+                    "" if ours else " (unsorted)")
         theirs = torch_topk(torch, shape)
-        rows.append([shape.shape, str(shape.k), f"{blocks:.0f}" if blocks is not None else DASH,
+        ratio = speed_ratio(theirs, ours) if theirs and ours else None
+        if ratio is not None:
+            ratios.append((ratio, shape))
+        shape_cell = shape.shape
+        if run != label:
+            shape_cell += f" ({OTHER_RUN_MARK.format(run)})"
+            if run not in other_runs:
+                other_runs.append(run)
+        rows.append([shape_cell, str(shape.k), f"{blocks:.0f}" if blocks is not None else DASH,
                      fmt_ms(ours.median_ms) if ours else DASH,
                      fmt_spread(ours) if ours else DASH,
                      fmt_ms(unsorted.median_ms) if unsorted else DASH,
-                     fmt_ms(floor) if floor is not None else DASH, fraction,
+                     floor_cell, fraction,
                      fmt_ms(theirs.median_ms) if theirs else "",
-                     fmt_ratio(speed_ratio(theirs, ours)) if theirs and ours else ""])
-    return markdown_table(STAGE07_HEADERS, rows, (False,) + (True,) * 9)
+                     fmt_ratio(ratio) if ratio is not None else ""])
+    table = markdown_table(STAGE07_HEADERS, rows, (False,) + (True,) * 9)
+    if llm:
+        sorted_only = not any(
+            index.get((STAGE07_UNSORTED, shape, "")) for shape, run in shapes if run == label)
+        table += "\n" + stage07_llm_note(ratios, other_runs, other_copies, sorted_only)
+    return table
+
+
+def stage07_llm_note(ratios: Sequence[Tuple[float, TopkShape]], other_runs: Sequence[str],
+                     other_copies: bool, sorted_only: bool) -> str:
+    """The line under an llm table: its order, its marks, the lowest torch / ours and issue 18's
+    targets."""
+    parts = ["Ordered by vocabulary, then batch, then k."]
+    if sorted_only:
+        parts.append("This run measures sorted output only (*unsorted ms* is — but where another "
+                     "run measured the shape).")
+    if other_runs:
+        runs = ", ".join(f"`{run}`" for run in other_runs)
+        parts.append(f"A shape marked with a run ({runs}) was measured there and is left out of "
+                     "this run, so that no name is measured twice.")
+    if other_copies:
+        parts.append(f"{OTHER_COPY_MARK} The floor from the copy of the same input measured in "
+                     "another run of the same `make table` (this run left that copy out with the "
+                     "shape it shares with that run).")
+    if ratios:
+        lowest, shape = min(ratios, key=lambda item: item[0])
+        ahead = sum(1 for ratio, _ in ratios if ratio >= 3)
+        parts.append(f"Lowest *torch / ours*: {fmt_ratio(lowest)} ({shape.shape}, k = "
+                     f"{shape.k}); {ahead} of the {len(ratios)} shapes with a torch.topk time "
+                     "are at least 3× faster than torch.topk.")
+    parts.append("Issue 18's targets: ≥ 10× torch.topk at batch 1 with k = 2048, ≥ 7× at "
+                 "128 × 128256, ≥ 3× at every shape.")
+    return " ".join(parts) + "\n"
 
 
 STAGE07_SCHEDULE_HEADERS = ("rows × cols", "k", "output", "one block per row ms",
@@ -1300,7 +1441,9 @@ def stage07_sections(data: StageData, torch: Optional[ResultSet]) -> List[Tuple[
     sections = []
     for label, key_type in groups:
         table = stage07_table(data, torch, label, key_type)
-        if table:
+        if table and label == STAGE07_LLM_RUN:
+            sections.append((stage07_llm_heading(data, key_type), table))
+        elif table:
             run = f"run `{label}`, " if label else ""
             sections.append((f"Top-k, {run}{key_type} values uniform in [0, 1), largest k of "
                              "every row (the rule's schedule)", table))

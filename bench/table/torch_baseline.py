@@ -11,7 +11,11 @@ Times, when PyTorch imports and sees a CUDA device:
   n = 2^26 values cut into rows = n // S rows, so for an S that does not divide n it sorts
   rows × S items, e.g. 67,108,000 for S = 1000), for issue 17's S = 8 ... 2^20 (skip with
   --no-segsort);
-* ``torch.topk`` of float32 matrices (largest k of every row) for a few rows × cols × k shapes.
+* ``torch.topk`` of float32 matrices (largest k of every row) for a few rows × cols × k shapes;
+* ``torch.topk`` on issue 18's LLM sampling shapes: batch 1, 16, 64, 128, 256 × vocabulary 32000,
+  128256, 151936, k = 1, 50, 1024, 2048, float32 and bfloat16 logits (bench_stage07's
+  ``--set=llm``; skip with --no-llm). A float32 shape already among the shapes above is timed
+  once, there.
 
 Timing follows bench/timing (issue 13), so torch is charged for its GPU work only, not for Python
 dispatch or the caching allocator: outputs are allocated once (``out=``), each input set's call is
@@ -28,7 +32,8 @@ samples, noise, converged, keys_per_s, GBps, bytes) and
 names such as ``torch-sort/i32/keys/n:16777216/ands:0``,
 ``torch-segsort/f32/pairs/seg:1000/n:67108864/ands:0`` (n the nominal 2^26 of stage 06's rows; the
 counter ``items`` holds the rows × S items really sorted, which keys_per_s and bytes count) and
-``torch-topk/f32/rows:4096/cols:32768/k:64``, so results_table.py reads it like bench_all's JSON.
+``torch-topk/f32/rows:4096/cols:32768/k:64`` (``torch-topk/bf16/...`` for bfloat16 logits), so
+results_table.py reads it like bench_all's JSON.
 Without PyTorch or CUDA it writes a JSON with an empty benchmark list and says why.
 """
 
@@ -66,8 +71,17 @@ TOPK_SHAPES: Tuple[Tuple[int, int, int], ...] = (
     (128, 128256, 50),
 )
 
+# Issue 18's LLM sampling shapes, bench_stage07's llm_shapes() (--set=llm): every batch (rows) ×
+# vocabulary (cols) × k, for float32 and bfloat16 logits (LLM_TYPES). make table runs the stage 07
+# side with --sorted=1, torch.topk's default, and results_table.py pairs the two by name.
+LLM_BATCHES: Tuple[int, ...] = (1, 16, 64, 128, 256)
+LLM_VOCABS: Tuple[int, ...] = (32000, 128256, 151936)
+LLM_KS: Tuple[int, ...] = (1, 50, 1024, 2048)
+LLM_TYPES: Tuple[str, ...] = ("f32", "bf16")
+
 # Bytes one element of each output/input takes.
 KEY_BYTES = 4
+VALUE_BYTES = {"f32": 4, "bf16": 2}  # a top-k input's values, and its output values
 INDEX_BYTES = 8  # torch returns int64 indices
 
 WARMUP_CALLS = 2
@@ -189,9 +203,19 @@ def segsort_items(segment: int, n: int = 1 << SEGSORT_LOG2_N) -> int:
     return n // segment * segment
 
 
-def topk_name(rows: int, cols: int, k: int) -> str:
-    """Benchmark name of a torch.topk run."""
-    return f"torch-topk/f32/rows:{rows}/cols:{cols}/k:{k}"
+def topk_name(rows: int, cols: int, k: int, key_type: str = "f32") -> str:
+    """Benchmark name of a torch.topk run (key_type "f32" or "bf16": bench_stage07's names)."""
+    return f"torch-topk/{key_type}/rows:{rows}/cols:{cols}/k:{k}"
+
+
+def llm_topk_shapes() -> List[Tuple[str, int, int, int]]:
+    """(key_type, rows, cols, k) of the LLM sampling shapes, by type, then vocabulary, batch and
+    k (bench_stage07's order), leaving out the float32 shapes TOPK_SHAPES already times (their
+    names would repeat)."""
+    return [(key_type, rows, cols, k)
+            for key_type in LLM_TYPES for cols in LLM_VOCABS for rows in LLM_BATCHES
+            for k in LLM_KS
+            if not (key_type == "f32" and (rows, cols, k) in TOPK_SHAPES)]
 
 
 def sort_bytes(n: int) -> float:
@@ -205,9 +229,11 @@ def segsort_bytes(segment: int, n: int = 1 << SEGSORT_LOG2_N) -> float:
     return sort_bytes(segsort_items(segment, n))
 
 
-def topk_bytes(rows: int, cols: int, k: int) -> float:
-    """What torch.topk must move at least: read the matrix, write k values and indices per row."""
-    return float(rows * cols * KEY_BYTES + rows * k * (KEY_BYTES + INDEX_BYTES))
+def topk_bytes(rows: int, cols: int, k: int, key_type: str = "f32") -> float:
+    """What torch.topk must move at least: read the matrix, write k values (of the input's type:
+    VALUE_BYTES) and int64 indices per row."""
+    value = VALUE_BYTES[key_type]
+    return float(rows * cols * value + rows * k * (value + INDEX_BYTES))
 
 
 def sizes_from_bench_json(path: Optional[str]) -> Tuple[List[int], List[int]]:
@@ -232,9 +258,9 @@ def sizes_from_bench_json(path: Optional[str]) -> Tuple[List[int], List[int]]:
 
 
 def input_set_text(keys: Sequence[int], pairs: Sequence[int],
-                   segsort_sizes: Sequence[int] = ()) -> str:
+                   segsort_sizes: Sequence[int] = (), llm: bool = False) -> str:
     """The torch part of the input set, for the JSON context (';' separates items); the
-    segmented sorts only when segsort_sizes names some."""
+    segmented sorts only when segsort_sizes names some, the LLM sampling shapes when llm."""
     def powers(values: Sequence[int]) -> str:
         return " ".join(f"2^{v.bit_length() - 1}" for v in values)
 
@@ -248,7 +274,12 @@ def input_set_text(keys: Sequence[int], pairs: Sequence[int],
                f"S = {' '.join(size(s) for s in segsort_sizes)}; " if segsort_sizes else "")
     return (f"torch.sort: i32,f32 keys, n = {powers(keys)}; "
             f"torch.sort(stable=True), values = indices: i32,f32 pairs, n = {powers(pairs)}; "
-            + segsort + f"torch.topk (largest, f32 rows × cols): {shapes}")
+            + segsort + f"torch.topk (largest, f32 rows × cols): {shapes}"
+            + (f"; torch.topk (largest, sorted) on issue 18's LLM sampling shapes, "
+               f"{' and '.join(LLM_TYPES)} logits uniform in [0, 1): batch "
+               f"{' '.join(map(str, LLM_BATCHES))} × vocabulary "
+               f"{' '.join(map(str, LLM_VOCABS))}, k = {' '.join(map(str, LLM_KS))}"
+               if llm else ""))
 
 
 def torch_unavailable_reason() -> Optional[str]:
@@ -263,10 +294,10 @@ def torch_unavailable_reason() -> Optional[str]:
 
 
 def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float,
-        progress: Callable[[str], None], segsort_sizes: Sequence[int] = SEGSORT_SIZES
-        ) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+        progress: Callable[[str], None], segsort_sizes: Sequence[int] = SEGSORT_SIZES,
+        llm: bool = True) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     """Runs every torch case on the GPU (the segmented sorts of segsort_sizes: none when
-    empty); returns (context, benchmark entries)."""
+    empty; the LLM sampling shapes when llm); returns (context, benchmark entries)."""
     import torch  # noqa: PLC0415
 
     device = torch.device("cuda")
@@ -364,18 +395,27 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float
             return benchmark_entry(segsort_name(segment), label, n, samples,
                                    segsort_bytes(segment), items=items)
         cases.append((segsort_name(segment), segsort_case))
-    for rows, cols, k in TOPK_SHAPES:
-        def topk_case(rows: int = rows, cols: int = cols, k: int = k) -> Dict[str, Any]:
-            values = torch.empty((rows, k), dtype=torch.float32, device=device)
+    topk_dtypes = {"f32": torch.float32, "bf16": torch.bfloat16}
+    topk_shapes = [("f32", rows, cols, k) for rows, cols, k in TOPK_SHAPES]
+    if llm:
+        topk_shapes += llm_topk_shapes()
+    for key_type, rows, cols, k in topk_shapes:
+        def topk_case(key_type: str = key_type, rows: int = rows, cols: int = cols,
+                      k: int = k) -> Dict[str, Any]:
+            dtype = topk_dtypes[key_type]
+            values = torch.empty((rows, k), dtype=dtype, device=device)
             indices = torch.empty((rows, k), dtype=torch.int64, device=device)
+            # Uniform in [0, 1) (bfloat16: the float32 draw rounded), as bench_stage07's inputs.
             inputs = rotating(lambda: torch.rand((rows, cols), device=device,
-                                                 generator=generator), rows * cols * KEY_BYTES)
+                                                 generator=generator).to(dtype),
+                              rows * cols * VALUE_BYTES[key_type])
             samples = time_calls(inputs, lambda x: torch.topk(x, k, dim=1,
                                                               out=(values, indices)))
-            return benchmark_entry(topk_name(rows, cols, k),
-                                   f"torch.topk(k={k}, dim=1, largest) of float32 rows",
-                                   rows * cols, samples, topk_bytes(rows, cols, k))
-        cases.append((topk_name(rows, cols, k), topk_case))
+            return benchmark_entry(topk_name(rows, cols, k, key_type),
+                                   f"torch.topk(k={k}, dim=1, largest) of "
+                                   f"{'bfloat16' if key_type == 'bf16' else 'float32'} rows",
+                                   rows * cols, samples, topk_bytes(rows, cols, k, key_type))
+        cases.append((topk_name(rows, cols, k, key_type), topk_case))
 
     entries = []
     for index, (name, case) in enumerate(cases, start=1):
@@ -397,7 +437,7 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float
         "torch_version": torch.__version__,
         "torch_cuda": str(torch.version.cuda),
         "torch_gpu_name": torch.cuda.get_device_name(device),
-        "torch_input_set": input_set_text(keys_sizes, pairs_sizes, segsort_sizes),
+        "torch_input_set": input_set_text(keys_sizes, pairs_sizes, segsort_sizes, llm),
         "torch_timing": ", ".join(f"{mode}: {count} cases" for mode, count in
                                   sorted(modes_used.items())),
     }
@@ -415,6 +455,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              f"{MIN_SAMPLES} samples; --min-time is its old name)")
     parser.add_argument("--no-segsort", action="store_true",
                         help="skip the segmented torch.sort(dim=-1) cases of stage 06's table")
+    parser.add_argument("--no-llm", action="store_true",
+                        help="skip torch.topk on the LLM sampling shapes of stage 07's llm run")
     args = parser.parse_args(argv)
 
     reason = torch_unavailable_reason()
@@ -425,7 +467,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         keys_sizes, pairs_sizes = sizes_from_bench_json(args.like)
         context, entries = run(keys_sizes, pairs_sizes, args.max_time,
                                lambda line: print(line, flush=True),
-                               () if args.no_segsort else SEGSORT_SIZES)
+                               () if args.no_segsort else SEGSORT_SIZES,
+                               llm=not args.no_llm)
         result = document(context, entries)
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(result, handle, indent=2)

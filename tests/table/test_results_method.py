@@ -452,5 +452,59 @@ class TorchSegsortTest(unittest.TestCase):
         self.assertEqual(len(without.split(";")), 3)
 
 
+class TorchTopkLlmTest(unittest.TestCase):
+    """torch_baseline.py's torch.topk cases on issue 18's LLM sampling shapes: bench_stage07's
+    names for f32 and bf16, no name twice, the bytes model of each type."""
+
+    def test_shapes_are_issue_18s(self) -> None:
+        self.assertEqual(tb.LLM_BATCHES, (1, 16, 64, 128, 256))
+        self.assertEqual(tb.LLM_VOCABS, (32000, 128256, 151936))
+        self.assertEqual(tb.LLM_KS, (1, 50, 1024, 2048))
+        self.assertEqual(tb.LLM_TYPES, ("f32", "bf16"))
+
+    def test_every_shape_once_and_none_already_in_topk_shapes(self) -> None:
+        shapes = tb.llm_topk_shapes()
+        grid = [(r, c, k) for c in tb.LLM_VOCABS for r in tb.LLM_BATCHES for k in tb.LLM_KS]
+        bf16 = [(r, c, k) for t, r, c, k in shapes if t == "bf16"]
+        f32 = [(r, c, k) for t, r, c, k in shapes if t == "f32"]
+        self.assertEqual(bf16, grid)  # vocabulary, then batch, then k: bench_stage07's order
+        # 1 x 128256 k=2048 and 128 x 128256 k=50 are quick shapes, timed once in TOPK_SHAPES.
+        self.assertEqual([s for s in grid if s not in f32],
+                         [(1, 128256, 2048), (128, 128256, 50)])
+        self.assertEqual(len(shapes), 118)
+        names = [tb.topk_name(rows, cols, k) for rows, cols, k in tb.TOPK_SHAPES] + [
+            tb.topk_name(rows, cols, k, key_type) for key_type, rows, cols, k in shapes]
+        self.assertEqual(len(names), len(set(names)))
+
+    def test_names_are_bench_stage07s(self) -> None:
+        self.assertEqual(tb.topk_name(128, 128256, 50), "torch-topk/f32/rows:128/cols:128256/k:50")
+        self.assertEqual(tb.topk_name(1, 151936, 2048, "bf16"),
+                         "torch-topk/bf16/rows:1/cols:151936/k:2048")
+        parsed = rt.parse_name(tb.topk_name(16, 32000, 1024, "bf16"))
+        self.assertEqual((parsed.entry, parsed.key_type, parsed.variant),
+                         ("torch-topk", "bf16", "rows:16/cols:32000/k:1024"))
+
+    def test_bytes_read_the_matrix_and_write_values_and_int64_indices(self) -> None:
+        # f32: 4-byte values in and out; bf16: 2-byte values in and out; indices 8 bytes.
+        self.assertEqual(tb.topk_bytes(16, 32000, 50), 16 * 32000 * 4 + 16 * 50 * 12.0)
+        self.assertEqual(tb.topk_bytes(16, 32000, 50, "f32"), tb.topk_bytes(16, 32000, 50))
+        self.assertEqual(tb.topk_bytes(16, 32000, 50, "bf16"), 16 * 32000 * 2 + 16 * 50 * 10.0)
+        self.assertEqual(tb.topk_bytes(1, 128256, 2048, "bf16"), 128256 * 2 + 2048 * 10.0)
+        entry = tb.benchmark_entry(tb.topk_name(1, 128256, 2048, "bf16"), "l", 128256, [2.0],
+                                   tb.topk_bytes(1, 128256, 2048, "bf16"))
+        (result,), _ = rt.parse_benchmarks({"benchmarks": [entry]})
+        self.assertAlmostEqual(result.gbps, (128256 * 2 + 2048 * 10) / 2e-3 * 1e-9)
+
+    def test_input_set_names_the_llm_shapes_only_when_measured(self) -> None:
+        with_llm = tb.input_set_text([1 << 24], [1 << 24], tb.SEGSORT_SIZES, llm=True)
+        self.assertEqual(len(with_llm.split(";")), 5)
+        last = with_llm.split(";")[-1]
+        self.assertIn("LLM sampling shapes, f32 and bf16 logits", last)
+        self.assertIn("batch 1 16 64 128 256 × vocabulary 32000 128256 151936, "
+                      "k = 1 50 1024 2048", last)
+        self.assertEqual(tb.input_set_text([1 << 24], [1 << 24], tb.SEGSORT_SIZES),
+                         with_llm.rsplit(";", 1)[0])
+
+
 if __name__ == "__main__":
     unittest.main()

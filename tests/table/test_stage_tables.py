@@ -6,6 +6,13 @@ merge_bench_json.py):
   before candidate filtering; the committed page may hold a newer run, so the tests that name
   numbers read the fixture) with the committed torch JSON: every cell recomputed from the raw
   counters, torch only where torch measured the shape (blank otherwise);
+* stage 07's llm run (issue 18's LLM sampling shapes, f32 and bf16) from a SYNTHETIC fixture
+  (tests/table/fixtures/stage07_llm_synthetic_fixture.json: a quick run and an llm run merged,
+  the llm run without the rows the quick run measured, as make table runs them; made-up numbers)
+  with torch.topk rows of both types from a synthetic torch JSON
+  (stage07_llm_torch_synthetic_fixture.json): a table per type, ordered by vocabulary, batch and
+  k, the quick run's grid shapes in it (marked), the floor from the quick run's copy where the
+  llm run skipped that copy (marked †), torch from the row of the same type only;
 * stage 06 from a SYNTHETIC fixture (tests/table/fixtures/stage06_synthetic_fixture.json: made-up
   numbers chosen so every ratio is easy to check by hand, not a measurement; equal segments and
   the power-law mix) with torch.sort(dim=-1) rows from a synthetic torch JSON
@@ -46,6 +53,9 @@ STAGE07_COMMITTED = os.path.join(RESULTS, f"{GPU}-stage07.json")
 STAGE07_JSON = os.path.join(HERE, "fixtures", "stage07_h100_three_runs.json")
 TORCH_JSON = os.path.join(RESULTS, f"{GPU}-torch.json")
 STAGE06_FIXTURE = os.path.join(HERE, "fixtures", "stage06_synthetic_fixture.json")
+STAGE07_LLM_FIXTURE = os.path.join(HERE, "fixtures", "stage07_llm_synthetic_fixture.json")
+STAGE07_LLM_TORCH_FIXTURE = os.path.join(HERE, "fixtures",
+                                         "stage07_llm_torch_synthetic_fixture.json")
 STAGE06_TORCH_FIXTURE = os.path.join(HERE, "fixtures", "stage06_torch_synthetic_fixture.json")
 H100 = os.path.join(HERE, "fixtures", "h100_issue13")
 LADDER_JSON = os.path.join(H100, "bench_all.json")
@@ -248,6 +258,117 @@ class Stage07TableTest(unittest.TestCase):
         self.assertIsNone(rt.stage07_schedule_table(stage_data("stage07", document)))
         # A single run's JSON has no run labels: its table is the unlabelled one.
         self.assertIsNotNone(rt.stage07_table(stage_data("stage07", document), None, "", "f32"))
+
+
+class Stage07LlmTableTest(unittest.TestCase):
+    """Stage 07's llm run from the synthetic fixtures (made-up numbers, easy ratios)."""
+
+    # The llm table of f32, in its order: (shape cell, k, sorted ms, unsorted ms, torch ms).
+    F32 = [("1 × 32000", 1, 0.01, None, 0.1), ("1 × 32000", 50, 0.01, None, 0.05),
+           ("1 × 32000", 2048, 0.02, None, 0.4), ("1 × 128256", 1, 0.01, None, 0.05),
+           ("1 × 128256 (run `quick`)", 2048, 0.02, 0.015, 0.3),
+           ("128 × 128256 (run `quick`)", 50, 0.2, 0.16, 1.6),
+           ("128 × 128256", 2048, 0.5, None, None)]
+
+    def setUp(self) -> None:
+        self.document = read_json(STAGE07_LLM_FIXTURE)
+        self.data = stage_data("stage07", self.document)
+        self.torch = result_set(read_json(STAGE07_LLM_TORCH_FIXTURE))
+
+    def table(self, key_type: str, label: str = "llm",
+              torch: Optional[rt.ResultSet] = None) -> Tuple[List[List[str]], str]:
+        table = rt.stage07_table(self.data, torch if torch is not None else self.torch, label,
+                                 key_type)
+        assert table is not None
+        return table_rows(table), table
+
+    def test_the_fixture_is_a_merge_without_a_repeated_name(self) -> None:
+        runs = self.document["context"][mb.MERGED_RUNS]
+        self.assertEqual([r["label"] for r in runs], ["quick", rt.STAGE07_LLM_RUN])
+        names = [b["name"] for b in self.document["benchmarks"]]
+        self.assertEqual(len(names), len(set(names)))
+        runs_docs = [(r["label"], r["file"], {"context": r["context"], "benchmarks": [
+            b for b in self.document["benchmarks"] if b["name"] in r["names"]]}) for r in runs]
+        self.assertEqual(mb.merge(runs_docs), self.document)
+
+    def test_sections_quick_then_a_table_per_type_of_the_llm_run(self) -> None:
+        headings = [heading for heading, _ in rt.stage07_sections(self.data, self.torch)]
+        self.assertEqual(len(headings), 3)
+        self.assertIn("run `quick`, f32 values", headings[0])
+        for heading, key_type in zip(headings[1:], ("f32", "bf16")):
+            self.assertTrue(heading.startswith("Top-k, run `llm`: LLM sampling shapes (issue 18), "
+                                               f"{key_type} logits"), heading)
+            self.assertIn("sorted output (torch.topk's default)", heading)
+        # The shapes in the heading are the llm run's own rows.
+        self.assertIn("batch 1, 128 × vocabulary 32000, 128256, k = 1, 50, 2048", headings[1])
+
+    def test_f32_rows_in_order_with_the_quick_runs_grid_shapes_and_torch(self) -> None:
+        rows, _ = self.table("f32")
+        self.assertEqual([(row[0], row[1]) for row in rows],
+                         [(cell, str(k)) for cell, k, *_ in self.F32])
+        for row, (_, _, ours, unsorted, theirs) in zip(rows, self.F32):
+            self.assertEqual(row[3], rt.fmt_ms(ours))
+            self.assertEqual(row[5], rt.fmt_ms(unsorted) if unsorted else rt.DASH)
+            if theirs is None:
+                self.assertEqual(row[8:], ["", ""], "no torch number may be invented")
+            else:
+                self.assertEqual(row[8:], [rt.fmt_ms(theirs), rt.fmt_ratio(theirs / ours)])
+
+    def test_a_floor_from_the_quick_runs_copy_is_marked(self) -> None:
+        rows, table = self.table("f32")
+        by_shape = {(row[0], row[1]): row for row in rows}
+        # The llm run's own copy: its counters, unmarked.
+        ours = row_named(self.document, "stage07-topk/f32/rows:1/cols:32000/k:1")
+        self.assertEqual(by_shape[("1 × 32000", "1")][6:8],
+                         [rt.fmt_ms(ours["floor_ms"]), rt.fmt_percent(ours["floor_fraction"])])
+        # No copy in the llm run: bench_stage07's floor from the quick run's copy of the input.
+        for cell, rows_, k, ms in (("1 × 128256", 1, "1", 0.01),
+                                   ("128 × 128256", 128, "2048", 0.5)):
+            copy_ms = row_named(self.document, f"copy/f32/rows:{rows_}/cols:128256")["median_ms"]
+            in_bytes = rows_ * 128256 * 4
+            floor = copy_ms * (in_bytes + rows_ * int(k) * 12) / (2.0 * in_bytes)
+            self.assertEqual(by_shape[(cell, k)][6:8],
+                             [rt.fmt_ms(floor) + " †", rt.fmt_percent(floor / ms)])
+        self.assertIn("† The floor from the copy of the same input measured in another run",
+                      table)
+
+    def test_bf16_takes_torch_from_bf16_rows_only(self) -> None:
+        rows, table = self.table("bf16")
+        self.assertEqual([(row[0], row[1]) for row in rows],
+                         [("1 × 32000", "1"), ("1 × 32000", "2048"), ("1 × 128256", "2048"),
+                          ("128 × 128256", "50")])
+        # f32 torch.topk of 1 × 32000 k=1 took 0.1 ms, bf16 0.2 ms: the bf16 row is used.
+        self.assertEqual(rows[0][8:], [rt.fmt_ms(0.2), rt.fmt_ratio(20.0)])
+        self.assertEqual(rows[3][8:], [rt.fmt_ms(0.25), rt.fmt_ratio(2.5)])
+        self.assertNotIn("(run `", table)
+        self.assertNotIn("†", table)
+        self.assertIn("Lowest *torch / ours*: 2.50× (128 × 128256, k = 50); 3 of the 4 shapes",
+                      table)
+        self.assertIn("Issue 18's targets: ≥ 10× torch.topk at batch 1 with k = 2048", table)
+
+    def test_without_torch_the_torch_cells_are_blank_and_no_ratio_is_claimed(self) -> None:
+        rows, table = self.table("f32", torch=rt.ResultSet([]))
+        self.assertTrue(all(row[8:] == ["", ""] for row in rows))
+        self.assertNotIn("Lowest", table)
+
+    def test_the_quick_table_is_as_without_the_llm_run(self) -> None:
+        quick_only = copy.deepcopy(self.document)
+        llm_names = set(quick_only["context"][mb.MERGED_RUNS][1]["names"])
+        quick_only["benchmarks"] = [b for b in quick_only["benchmarks"]
+                                    if b["name"] not in llm_names]
+        quick_only["context"][mb.MERGED_RUNS].pop()
+        alone = rt.stage07_table(stage_data("stage07", quick_only), self.torch, "quick", "f32")
+        self.assertEqual(rt.stage07_table(self.data, self.torch, "quick", "f32"), alone)
+        self.assertNotIn("Issue 18", alone or "")
+        self.assertEqual(len(rt.stage07_sections(stage_data("stage07", quick_only),
+                                                 self.torch)), 1)
+
+    def test_the_page_and_block_hold_the_llm_tables(self) -> None:
+        page = rt.stage_page(self.data, self.torch)
+        self.assertIn("## Top-k, run `llm`: LLM sampling shapes (issue 18), bf16 logits", page)
+        self.assertIn("- Run `llm` (`stage07_llm.json`)", page)
+        block = rt.stage_readme_block(self.data, self.torch, "/chapters/07_topk")
+        self.assertIn("**Top-k, run `llm`: LLM sampling shapes (issue 18), f32 logits", block)
 
 
 class Stage06TableTest(unittest.TestCase):
