@@ -648,9 +648,21 @@ __device__ __forceinline__ std::uint32_t large_pass_digit(Key key, int first_bit
 /// Shared memory of the large kernel beside the tile storage.
 struct LargePassStorage {
   std::uint32_t next[kLargeDigits];        ///< where the next key of each digit goes (segment)
-  std::uint32_t tile_count[kLargeDigits];  ///< keys of each digit in the tile (or the segment)
+  std::uint32_t tile_count[kLargeDigits];  ///< keys of each digit in the tile
   std::uint32_t tile_start[kLargeDigits];  ///< where each digit starts in the sorted tile
   BlockScanStorage<kBlockThreads> scan;    ///< the block scan's scratch
+};
+
+/// Passes of the large class for keys of type \p Key when every bit is sorted.
+template <typename Key>
+inline constexpr int kLargeMaxPasses =
+    (8 * static_cast<int>(sizeof(Key)) + kBlockRadixBits - 1) / kBlockRadixBits;
+
+/// Shared memory of the large kernel for one segment: the digit counts of every pass, all taken
+/// in one read of the segment before its first pass.
+template <typename Key>
+struct SegmentDigitCounts {
+  std::uint32_t of_pass[kLargeMaxPasses<Key>][kLargeDigits];  ///< pass, digit: keys
 };
 
 /// Counts the digits of \p items' first \p valid blocked positions into storage.tile_count and
@@ -733,20 +745,25 @@ __device__ __forceinline__ void sort_tiles_in_order(
 
 /// One block per large segment (more than one tile): an LSD radix sort of the segment alone, in
 /// passes of kBlockRadixBits-bit digits that ping-pong between the output and the scratch copy
-/// (the last pass writes the output; common/ping_pong_passes.hpp's parity). One pass:
-///  1. count the segment's digits (shared atomics) and scan them: where each digit starts;
-///  2. for each tile of the segment, in order: load it (padded), count and scan its digits,
-///     sort it by the pass's digit with the block sort (stable), and write sorted position p of
-///     digit d to next[d] + (p - start of d in the tile); then next[d] += the tile's count of d.
+/// (the last pass writes the output; common/ping_pong_passes.hpp's parity).
+///  1. count: one read of the segment counts the digits of *every* pass (shared atomics). A
+///     key's digit of pass p does not depend on where the earlier passes moved it, so all the
+///     counts are known before pass 0, as in stage 08's histogram kernel; counting per pass read
+///     the segment's keys once more in every pass.
+///  2. per pass: scan that pass's counts (where each digit starts), then for each tile of the
+///     segment, in order: load it (padded), count and scan its digits, sort it by the pass's
+///     digit with the block sort (stable), and write sorted position p of digit d to
+///     next[d] + (p - start of d in the tile); then next[d] += the tile's count of d.
 /// Keys of one digit therefore land in tile order and, inside a tile, in input order: the pass
-/// is stable, and so is the sort. Each pass reads the segment twice and writes it once, with one
-/// block on the whole segment: correct at any size up to 2^30, slow for few huge segments. It
-/// is the path to replace (device-wide passes, or many blocks per segment).
+/// is stable, and so is the sort. Each pass reads the segment once and writes it once, with one
+/// block on the whole segment: correct at any size up to 2^30; few huge segments take the huge
+/// path instead (5.), which keeps every SM busy.
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     large_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
   __shared__ TileStorage<Key, Value, kLargeTileBin<Key>> storage;
   __shared__ LargePassStorage pass_storage;
+  __shared__ SegmentDigitCounts<Key> digit_counts;
   const std::uint32_t count = list_count(segments, list_of_bin(kLargeBin));
   const std::uint32_t* ids = list_ids(segments, list_of_bin(kLargeBin));
   const int num_bits = range.end_bit - range.begin_bit;
@@ -763,9 +780,30 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
       }
       continue;
     }
+    const auto pass_first_bit = [&](int pass) { return range.begin_bit + pass * kBlockRadixBits; };
+    const auto pass_num_bits = [&](int pass) {
+      return min(kBlockRadixBits, range.end_bit - pass_first_bit(pass));
+    };
+
+    // 1. The digit counts of every pass, in one read of the segment. (The previous segment's
+    // last barrier ordered its reads of the counts before these writes.)
+    for (int i = threadIdx.x; i < kLargeMaxPasses<Key> * kLargeDigits; i += kBlockThreads)
+      digit_counts.of_pass[i / kLargeDigits][i % kLargeDigits] = 0;
+    __syncthreads();
+    block_for_each_value<kBlockThreads, kLargeCountVectorsPerThread>(
+        arrays.keys_in + begin, size, [&](const Key& key) {
+#pragma unroll
+          for (int pass = 0; pass < kLargeMaxPasses<Key>; ++pass)
+            if (pass < passes)
+              atomicAdd(&digit_counts.of_pass[pass][large_pass_digit(
+                            key, pass_first_bit(pass), pass_num_bits(pass), range.descending)],
+                        1u);
+        });
+    __syncthreads();
+
     for (int pass = 0; pass < passes; ++pass) {
-      const int first_bit = range.begin_bit + pass * kBlockRadixBits;
-      const int pass_bits = min(kBlockRadixBits, range.end_bit - first_bit);
+      const int first_bit = pass_first_bit(pass);
+      const int pass_bits = pass_num_bits(pass);
       // Pass 0 reads the input, every later pass what the one before wrote; the last writes
       // the output. Not __restrict__ and not read through the read-only cache: this block wrote
       // these arrays in its previous pass (ordered by the barriers below).
@@ -786,19 +824,10 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
         target_values = (to_output ? arrays.values_out : arrays.alternate_values) + begin;
       }
 
-      // 1. The segment's digit counts and their scan: where each digit's keys start.
-      if (threadIdx.x < kLargeDigits) pass_storage.tile_count[threadIdx.x] = 0;
-      __syncthreads();
-      block_for_each_value<kBlockThreads, kLargeCountVectorsPerThread>(
-          source_keys, size, [&](const Key& key) {
-            atomicAdd(pass_storage.tile_count +
-                          large_pass_digit(key, first_bit, pass_bits, range.descending),
-                      1u);
-          });
-      __syncthreads();
+      // 2a. The scan of this pass's digit counts: where each digit's keys start.
       {
         const std::uint32_t mine =
-            threadIdx.x < kLargeDigits ? pass_storage.tile_count[threadIdx.x] : 0u;
+            threadIdx.x < kLargeDigits ? digit_counts.of_pass[pass][threadIdx.x] : 0u;
         std::uint32_t total = 0;
         const std::uint32_t start =
             block_exclusive_sum<kBlockThreads>(mine, pass_storage.scan, total);
@@ -806,7 +835,7 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
         __syncthreads();
       }
 
-      // 2. The tiles in order: rank by the block sort, scatter after the earlier tiles' keys.
+      // 2b. The tiles in order: rank by the block sort, scatter after the earlier tiles' keys.
       sort_tiles_in_order(source_keys, target_keys, source_values, target_values, size, first_bit,
                           pass_bits, range.descending, storage, pass_storage);
       // The barrier above also orders this pass's global writes before the next pass's reads.
