@@ -327,6 +327,137 @@ __device__ __forceinline__ void count_and_filter(
   }
 }
 
+/// Phase **filter** with **count** for a span of the row that starts on a 16-byte boundary: the
+/// same result as count_and_filter() (the same counts, the same entries in the same column
+/// order), read as count_digits() reads, kVectors 16-byte loads per thread issued before any
+/// value is looked at. The scalar filter kept 8 values (32 bytes) per thread in flight and ran at
+/// about half the speed of the count pass over the same row (Nsight Compute, one row of 2^28
+/// f32: 873 against 397 us); this one took 1.55 to 1.48 ms for the whole top-k of one row of
+/// 2^28 (k = 1024) and 0.524 to 0.500 ms for 64 rows of 2^20, but its pass still takes about
+/// twice the count pass (794 us with the next tile's words staged in shared memory by cp.async
+/// while the block filters this one: not the loads, then; that variant was no faster, 1.485 ms,
+/// and 4% slower on rows of 128256, so it was not kept). A lane's 16-byte word holds kPerVector
+/// consecutive entries, so
+/// ballots (one bit per lane) no longer give column order; instead each lane counts its kept
+/// entries of the word and one warp scan of those counts gives each lane where its first one
+/// goes. Warp w of the block owns entries [w x kWarpItems, (w + 1) x kWarpItems) of a tile, word
+/// u of it the 32 x kPerVector entries from u x 32 x kPerVector on; the warps' kept counts are
+/// summed after one barrier per tile as in count_and_filter() (two copies alternate between
+/// tiles). The caller zeroes \p counts and syncs after.
+template <typename T, int kVectors = kCountVectorsPerThread>
+__device__ __forceinline__ void count_and_filter_aligned_span(
+    const ValueSource<T>& source, SelectPrefix<typename SelectKey<T>::Bits> prefix, int shift,
+    bool largest, std::uint32_t* counts, T* out_values, std::uint32_t* out_columns,
+    std::uint32_t (&warp_kept)[2][kBlockThreads / 32]) {
+  using Bits = typename SelectKey<T>::Bits;
+  constexpr std::uint32_t kPerVector = sizeof(uint4) / sizeof(T);
+  static_assert(sizeof(uint4) % sizeof(T) == 0 && kPerVector <= 32, "whole values per word");
+  constexpr unsigned kWarps = kBlockThreads / 32;
+  constexpr std::uint32_t kWordItems = 32u * kPerVector;  // a warp's word u
+  constexpr std::uint32_t kWarpItems = kWordItems * kVectors;
+  constexpr std::uint32_t kTileItems = kWarpItems * kWarps;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const uint4* words = reinterpret_cast<const uint4*>(source.values);
+  std::uint32_t written = 0;  // entries the block kept in earlier tiles (the same in all threads)
+  unsigned parity = 0;
+  for (std::uint32_t tile = 0; tile < source.size; tile += kTileItems) {
+    const std::uint32_t warp_first = tile + warp * kWarpItems + lane * kPerVector;
+    uint4 loaded[kVectors];
+    // Every load of the tile is issued before any value is looked at. A word that runs past the
+    // span's end (its last one) is read value by value.
+#pragma unroll
+    for (int u = 0; u < kVectors; ++u) {
+      const std::uint32_t first = warp_first + static_cast<std::uint32_t>(u) * kWordItems;
+      if (first + kPerVector <= source.size) {
+        loaded[u] = words[first / kPerVector];
+      } else {
+        T items[kPerVector];
+#pragma unroll
+        for (std::uint32_t e = 0; e < kPerVector; ++e)
+          items[e] = first + e < source.size ? source.values[first + e] : T{};
+        memcpy(&loaded[u], items, sizeof(uint4));
+      }
+    }
+    std::uint32_t kept_mask[kVectors];    // bit e: this lane keeps entry e of word u
+    std::uint32_t lane_offset[kVectors];  // where its first kept entry of word u goes (warp)
+    std::uint32_t warp_total = 0;
+#pragma unroll
+    for (int u = 0; u < kVectors; ++u) {
+      const std::uint32_t first = warp_first + static_cast<std::uint32_t>(u) * kWordItems;
+      T items[kPerVector];
+      memcpy(items, &loaded[u], sizeof(uint4));
+      std::uint32_t mask = 0;
+#pragma unroll
+      for (std::uint32_t e = 0; e < kPerVector; ++e) {
+        if (first + e < source.size) {
+          const Bits bits = SelectKey<T>::bits(items[e], largest);
+          count_value<T>(items[e], prefix, shift, largest, counts);
+          if (static_cast<Bits>(bits & prefix.mask) >= prefix.desired) mask |= 1u << e;
+        }
+      }
+      kept_mask[u] = mask;
+      // Inclusive scan of the lanes' kept counts: lanes below this one come first in column
+      // order (each lane's entries are consecutive columns).
+      const std::uint32_t mine = static_cast<std::uint32_t>(__popc(mask));
+      std::uint32_t inclusive = mine;
+#pragma unroll
+      for (unsigned offset = 1; offset < 32; offset <<= 1) {
+        const std::uint32_t below = __shfl_up_sync(0xffffffffu, inclusive, offset);
+        if (lane >= offset) inclusive += below;
+      }
+      lane_offset[u] = warp_total + inclusive - mine;
+      warp_total += __shfl_sync(0xffffffffu, inclusive, 31);
+    }
+    if (lane == 0) warp_kept[parity][warp] = warp_total;
+    __syncthreads();
+    std::uint32_t at = written, tile_total = 0;
+#pragma unroll
+    for (unsigned w = 0; w < kWarps; ++w) {
+      const std::uint32_t kept = warp_kept[parity][w];
+      at += w < warp ? kept : 0u;
+      tile_total += kept;
+    }
+#pragma unroll
+    for (int u = 0; u < kVectors; ++u) {
+      if (kept_mask[u] == 0) continue;
+      const std::uint32_t first = warp_first + static_cast<std::uint32_t>(u) * kWordItems;
+      T items[kPerVector];
+      memcpy(items, &loaded[u], sizeof(uint4));
+      std::uint32_t p = at + lane_offset[u];
+#pragma unroll
+      for (std::uint32_t e = 0; e < kPerVector; ++e) {
+        if ((kept_mask[u] >> e) & 1u) {
+          out_values[p] = items[e];
+          out_columns[p] = source.first_column + first + e;
+          ++p;
+        }
+      }
+    }
+    written += tile_total;
+    parity ^= 1u;
+  }
+}
+
+/// Phase **filter** with **count** from a span of the row (all threads call it): the 16-byte
+/// word path when the span starts on a 16-byte boundary (every row of a matrix whose rows are a
+/// multiple of 16 bytes long, from a 16-byte aligned allocation), count_and_filter() otherwise.
+/// \p kInPlace and \p kItems are count_and_filter()'s. Only the several-blocks kernel takes it:
+/// in one block per row the word path raised the kernel's registers (u32 60 to 76, f16 80 to
+/// 127: fewer blocks per SM for a kernel bound by its instructions), and that kernel filters a
+/// row once, from L2.
+template <typename T, bool kInPlace, int kItems>
+__device__ __forceinline__ void count_and_filter_span(
+    const ValueSource<T>& source, SelectPrefix<typename SelectKey<T>::Bits> prefix, int shift,
+    bool largest, std::uint32_t* counts, T* out_values, std::uint32_t* out_columns,
+    std::uint32_t (&warp_kept)[2][kBlockThreads / 32]) {
+  if (reinterpret_cast<std::uintptr_t>(source.values) % sizeof(uint4) == 0)
+    count_and_filter_aligned_span<T>(source, prefix, shift, largest, counts, out_values,
+                                     out_columns, warp_kept);
+  else
+    count_and_filter<T, false, kInPlace, kItems>(source, prefix, shift, largest, counts, out_values,
+                                                 out_columns, warp_kept);
+}
+
 /// Phase **gather** (all threads call it): walks the entries of \p source (a span of the row, or
 /// with \p kFromList a block's segment of a candidate list) in chunks of kBlockThreads entries,
 /// in column order. Each thread flags its value as beyond or equal, and one exclusive
@@ -998,8 +1129,9 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
       count_and_filter<T, true>(source, prefix, shift, arrays.largest, storage.counts, out_values,
                                 out_columns, storage.warp_kept);
     else
-      count_and_filter<T, false>(source, prefix, shift, arrays.largest, storage.counts, out_values,
-                                 out_columns, storage.warp_kept);
+      count_and_filter_span<T, false, kFilterItemsPerThread>(source, prefix, shift, arrays.largest,
+                                                             storage.counts, out_values,
+                                                             out_columns, storage.warp_kept);
   } else {
     // Never from a list in practice (a pass that fits the list leaves its successor fitting
     // too: the entries only shrink), but counting needs no columns, so both sources work.

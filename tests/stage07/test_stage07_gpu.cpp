@@ -263,6 +263,59 @@ TYPED_TEST(Stage07Gpu, RowsSpanningManyBlocks) {
   }
 }
 
+// The filter's 16-byte word path (several blocks per row, spans that start on a 16-byte
+// boundary; count_and_filter_aligned_span()): spans of two and a half of its tiles (256 threads x
+// 4 words of 16 bytes), so that a block filters across tile boundaries and into a partial tile;
+// one row whose last span ends inside a word (every span of row 0 is aligned), and two rows of a
+// multiple of four values (every row aligned), beside two rows of an odd length (row 1 is not
+// aligned: the value-by-value filter). Random bits with a small k, so that a pass filters from
+// the row (the test checks that on the model; compare_filter_flags() checks the GPU did the
+// same).
+TYPED_TEST(Stage07Gpu, FilterWordPathAcrossTiles) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  const std::size_t word_tile = 256 * 4 * (16 / sizeof(T));
+  const std::size_t span = 2 * word_tile + word_tile / 2;  // a multiple of 256
+  const std::vector<Shape> shapes = {{1, 3 * span + 5}, {2, 2 * span + 4}, {2, 2 * span + 3}};
+  for (const Shape& shape : shapes) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) GTEST_SKIP() << n << " values exceed SORTLAB_TEST_MAX_N";
+    // Random bit patterns (NaNs among them for the float types): the top digit splits the row
+    // 256 ways for every type, so pass 1 filters from the row. (The harness's uniform 16-bit
+    // floats put an eighth of the row under one top digit, and 16-bit values have only two
+    // passes: none would filter.)
+    std::mt19937_64 random(seed + n);
+    std::vector<T> input(n);
+    for (T& value : input) {
+      const std::uint64_t bits = random();
+      std::memcpy(&value, &bits, sizeof(T));
+    }
+    for (std::size_t k : {std::size_t{1}, std::size_t{40}, std::size_t{300}})
+      for (bool largest : {true, false})
+        for (bool sorted : {true, false}) {
+          TopkOptions options{largest, sorted};
+          options.schedule = stage07::TopkSchedule::kBlocksPerRow;
+          options.values_per_block = span;
+          // The case must reach the word path: some pass of row 0 filters (from the row).
+          const std::vector<T> row0(input.begin(),
+                                    input.begin() + static_cast<std::ptrdiff_t>(shape.row_length));
+          std::vector<T> model_values;
+          std::vector<std::int64_t> model_indices;
+          stage07::BlockedGather record;
+          stage07::model_topk_row_blocks(row0, k, options, span, model_values, model_indices,
+                                         &record);
+          ASSERT_TRUE(std::any_of(record.passes.begin(), record.passes.end(), [](const auto& pass) {
+            return pass.wrote_lists;
+          })) << "no pass filters: the case does not test the filter";
+          SCOPED_TRACE(case_label(n, "random bits", seed) + " rows=" + std::to_string(shape.rows) +
+                       " k=" + std::to_string(k) + (largest ? " largest" : " smallest") +
+                       (sorted ? " sorted" : " unsorted"));
+          const std::string difference = run_and_compare(input, shape, k, options);
+          ASSERT_TRUE(difference.empty()) << difference;
+        }
+  }
+}
+
 // Candidate filtering at the list's edges (several blocks per row: lists of ceil(1553 / 16) =
 // 98 entries per row). filter_edge_row() builds rows whose pass 1 keeps 98 entries (the list
 // just fits: pass 1 filters from the row, pass 2 and the rest from the lists) or 99 (it just
