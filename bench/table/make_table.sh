@@ -12,9 +12,10 @@
 # once their noise is under 1%), TIMING (blocking, graph or events; default blocking),
 # BENCH_FILTER (a --benchmark_filter regex for bench_all, for a quick partial run), STAGE_BENCHES
 # (1 by default: also run bench_stage05 and bench_stage08 (their CUB comparisons), bench_stage06
-# and bench_stage07 (its quick set, each schedule forced, and issue 18's LLM sampling shapes in
-# f32 and bf16, which torch_baseline.py also times with torch.topk); 0 keeps their committed
-# JSON; a list such as "06 08" runs those stages' and keeps the others' committed JSON),
+# and bench_stage07 (its quick set, each schedule forced, and issue 18's three sets: the LLM
+# sampling shapes in f32 and bf16, 2^26 f32 values in rows and one f32 row of 2^28, which
+# torch_baseline.py also times with torch.topk); 0 keeps their committed JSON; a list such as
+# "06 08" runs those stages' and keeps the others' committed JSON),
 # NVIDIA_SMI (the nvidia-smi to ask; tests point it at a missing command).
 set -euo pipefail
 
@@ -98,9 +99,9 @@ stdbuf -oL "$bench_all" --max_time="$max_time" --timing="$timing" "${filter[@]}"
 
 # 4. PyTorch baselines (skipped, with the reason in the JSON, when torch or CUDA is missing),
 # among them torch.sort(dim=-1) of 2^26 f32 values in rows of 8 ... 2^20 (the torch column of
-# stage 06's page) and torch.topk on stage 07's quick shapes and on issue 18's LLM sampling shapes
-# in f32 and bf16 (118 more cases: stage 07's llm tables), which results_table.py reads from
-# this JSON.
+# stage 06's page) and torch.topk on stage 07's quick shapes, on issue 18's LLM sampling shapes
+# in f32 and bf16 (118 more cases: stage 07's llm tables) and on its rows and long sets in f32
+# (21 more: stage 07's rows and long tables), which results_table.py reads from this JSON.
 say "torch.sort / torch.topk"
 python3 "$repo_root/bench/table/torch_baseline.py" --like "$bench_json" --out "$torch_json" \
   --max-time "$max_time"
@@ -171,32 +172,54 @@ if [ -n "$stage_benches" ]; then
       to_json "stage07_$schedule" "$stage07" --set=quick --sorted=0 --schedule="$schedule" \
         --benchmark_filter='^stage07' --max_time="$max_time" --timing="$timing"
     done
-    # Issue 18's LLM sampling shapes (batch 1, 16, 64, 128, 256 x vocabulary 32000, 128256,
-    # 151936, k = 1, 50, 1024, 2048; f32 and bf16 logits: 120 top-k rows and 30 copies), sorted
-    # output only (torch.topk's default; torch_baseline.py times torch.topk on the same shapes),
-    # with a copy of each input for the floor; about two minutes. Two of these shapes are quick
-    # shapes too (f32 1 x 128256 k=2048 and 128 x 128256 k=50), measured above with the copies of
-    # their inputs: this run leaves out every row the quick run already has (its JSON's names,
-    # exactly: those two top-k rows and their two copy rows), so no name is measured twice (the
-    # merge refuses that) and nothing needs picking. results_table.py shows the quick run's two
-    # rows in the llm table (marked with their run) and takes the floor of the other k of those
-    # two inputs from the quick run's copy (marked).
-    llm=(--set=llm --sorted=1)
-    repeated=$("$stage07" "${llm[@]}" --benchmark_list_tests=true 2>/dev/null \
-      | grep -Fx -f <(python3 -c 'import json, sys
-for row in json.load(open(sys.argv[1]))["benchmarks"]: print(row["name"])' \
-        "$out_dir/stage07_quick.json") | paste -sd '|' - || true)
-    llm_filter=()
-    if [ -n "$repeated" ]; then
-      say "stage 07: llm run without the quick run's $(tr '|' '\n' <<<"$repeated" | wc -l) rows"
-      llm_filter=(--benchmark_filter="-^($repeated)\$")
-    fi
-    say "stage 07: top-k, --set=llm --sorted=1 (LLM sampling shapes, f32 and bf16)"
-    to_json stage07_llm "$stage07" "${llm[@]}" "${llm_filter[@]}" --max_time="$max_time" \
-      --timing="$timing"
+    # Issue 18's three sets, each a run of its own with a copy of each input for the floor, the
+    # output torch.topk gives by default (sorted; torch_baseline.py times torch.topk on the same
+    # shapes):
+    # - llm: the LLM sampling shapes, batch 1, 16, 64, 128, 256 x vocabulary 32000, 128256,
+    #   151936, k = 1, 50, 1024, 2048, f32 and bf16 logits (120 top-k rows, 30 copies), sorted
+    #   output; about two minutes;
+    # - rows: 2^26 f32 values as rows of 128, 1000, 4096, 65536, 2^20, k = 1, 8, 64, 256 where
+    #   k < row length (19 shapes), sorted output;
+    # - long: one f32 row of 2^28, k = 1, 32, 1024, 65536 and 1% of the row, sorted and unsorted
+    #   output (--sorted=both: sorted output stops at kMaxSortedK = 2048, so k = 65536 and 1% have
+    #   unsorted rows only, and the issue's targets cover every k).
+    # Some of their shapes are quick shapes too (f32 1 x 128256 k=2048 and 128 x 128256 k=50 in
+    # llm, 16384 x 4096 k=8 and 64 x 2^20 k=64 in rows, 1 x 2^28 k=1024 in long), measured above
+    # with the copies of their inputs: each run leaves out every row an earlier run's JSON already
+    # has (its names, exactly: those top-k rows and their copy rows), so no name is measured twice
+    # (the merge refuses that) and nothing needs picking. results_table.py shows those rows in the
+    # set's table (marked with their run) and takes the floor of the other k of those inputs from
+    # the earlier run's copy (marked).
+    stage07_jsons=("$out_dir/stage07_quick.json" "$out_dir/stage07_one.json"
+                   "$out_dir/stage07_multi.json")
+    # stage07_set LABEL ARGS...: runs `bench_stage07 ARGS` into $out_dir/stage07_LABEL.json
+    # without the rows the JSON of an earlier stage 07 run already has.
+    stage07_set() {
+      local label=$1 repeated
+      shift
+      repeated=$("$stage07" "$@" --benchmark_list_tests=true 2>/dev/null \
+        | grep -Fx -f <(python3 -c 'import json, sys
+for path in sys.argv[1:]:
+    for row in json.load(open(path))["benchmarks"]: print(row["name"])' \
+          "${stage07_jsons[@]}") | paste -sd '|' - || true)
+      local skip=()
+      if [ -n "$repeated" ]; then
+        say "stage 07: $label run without the $(tr '|' '\n' <<<"$repeated" | wc -l) rows" \
+          "earlier runs measured"
+        skip=(--benchmark_filter="-^($repeated)\$")
+      fi
+      say "stage 07: top-k, $* (run $label)"
+      to_json "stage07_$label" "$stage07" "$@" "${skip[@]}" --max_time="$max_time" \
+        --timing="$timing"
+      stage07_jsons+=("$out_dir/stage07_$label.json")
+    }
+    stage07_set llm --set=llm --sorted=1
+    stage07_set rows --set=rows --sorted=1
+    stage07_set long --set=long --sorted=both
     "${merge[@]}" --out "$out_dir/stage07.json" quick="$out_dir/stage07_quick.json" \
       schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json" \
-      llm="$out_dir/stage07_llm.json"
+      llm="$out_dir/stage07_llm.json" rows="$out_dir/stage07_rows.json" \
+      long="$out_dir/stage07_long.json"
   fi
   if stage_runs 06; then stage_args+=(--stage06-json "$out_dir/stage06.json"); fi
   if stage_runs 07; then stage_args+=(--stage07-json "$out_dir/stage07.json"); fi

@@ -19,7 +19,10 @@ produces, without a single hand-typed number:
   JSON of their own (``docs/results/<gpu>-stage06.json``, ``-stage07.json``; merge_bench_json.py
   joins a stage's runs): a page each (``<gpu>-stageNN.md``) and their README blocks, or "not
   measured yet" in the block when the stage's JSON is missing. Stage 07's run ``llm`` (issue
-  18's LLM sampling shapes) gets a table per type (f32, bf16) beside torch.topk of that type.
+  18's LLM sampling shapes) gets a table per type (f32, bf16) beside torch.topk of that type and
+  ``docs/results/<gpu>-stage07-llm-batch.png``, its time against batch beside torch.topk's
+  (skipped with a note when matplotlib is missing); its runs ``rows`` (2^26 values in rows) and
+  ``long`` (one row of 2^28) a table each, with issue 18's targets and the lowest measured values.
 
 Everything below the command-line layer is a pure function from parsed JSON to markdown strings,
 so tests can check tables and README rewriting on a small fixture without a GPU.
@@ -46,7 +49,7 @@ import re
 import shutil
 import sys
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 # Name parts Google Benchmark appends to a benchmark's name; they say nothing about the input.
 _BENCHMARK_SUFFIXES = ("min_time:", "min_warmup_time:", "repeats:", "iterations:", "threads:")
@@ -1087,6 +1090,9 @@ class StageData:
     results: Optional[ResultSet]  # None: not measured yet (no JSON)
     gpu_name: str = "unknown GPU"  # the JSON's GPU, else the ladder's (see gpu_from_json)
     gpu_from_json: bool = False  # whether the JSON names its GPU itself
+    # Stage 07's plot of time against batch on the LLM shapes (write_llm_batch_plot), when it was
+    # drawn (or, under --check, is there): the page and README block show it; None: they do not.
+    llm_plot: Optional[str] = None
 
     @property
     def runs(self) -> List[Mapping[str, Any]]:
@@ -1198,14 +1204,21 @@ def fmt_counter_percent(result: Optional[Result], counter: str) -> str:
     return fmt_percent(result.counters[counter])
 
 
-# bench_stage07's run of issue 18's LLM sampling shapes (`make table`: --set=llm --sorted=1), and
-# the bytes of one value of each top-k type (the floor of a row whose run did not copy its input).
+# bench_stage07's runs of issue 18's sets that `make table` runs as runs of their own, each
+# labelled with its set: the LLM sampling shapes (--set=llm --sorted=1), 2^26 values in rows
+# (--set=rows --sorted=1) and one long row (--set=long --sorted=both: sorted output stops at
+# kMaxSortedK, and the issue asks for k up to 1% of the row); and the bytes of one value of each
+# top-k type (the floor of a row whose run did not copy its input).
 STAGE07_LLM_RUN = "llm"
+STAGE07_ROWS_RUN = "rows"
+STAGE07_LONG_RUN = "long"
 TOPK_VALUE_BYTES = {"f32": 4, "bf16": 2}
 TOPK_INDEX_BYTES = 8  # int64 indices
-# The LLM table's marks: a row measured by another run, a floor taken from another run's copy.
+# The marks of those runs' tables: a row measured by another run, a floor taken from another
+# run's copy, a time or ratio of unsorted output standing in where the run has no sorted row.
 OTHER_RUN_MARK = "run `{}`"
 OTHER_COPY_MARK = "†"
+UNSORTED_MARK = " (unsorted)"
 
 
 def topk_copy(data: StageData, shape: TopkShape) -> Optional[Result]:
@@ -1230,15 +1243,32 @@ def topk_floor_from_copy(shape: TopkShape, copy: Result) -> Optional[float]:
     return copy.median_ms * (in_bytes + out_bytes) / (2.0 * in_bytes)
 
 
-def _llm_grid_shapes(data: StageData, key_type: str,
-                     own: Sequence[TopkShape]) -> List[Tuple[TopkShape, str]]:
-    """Rule rows of key_type from runs other than the llm run whose shape lies on the llm run's
-    grid (its batches × vocabularies × ks) but which the llm run left out (make table filters
-    out what the quick run measured): (shape, the run that measured it)."""
-    assert data.results is not None
+# belongs(own shapes of a run) -> whether another run's shape is one of the run's set.
+ShapeFilter = Callable[[TopkShape], bool]
+
+
+def _llm_grid(own: Sequence[TopkShape]) -> ShapeFilter:
+    """The llm run's grid: any of its batches × vocabularies × ks."""
     batches = {shape.rows for shape in own}
     vocabs = {shape.cols for shape in own}
     ks = {shape.k for shape in own}
+    return lambda shape: shape.rows in batches and shape.cols in vocabs and shape.k in ks
+
+
+def _same_input(own: Sequence[TopkShape]) -> ShapeFilter:
+    """An input (rows × cols) of the run's own rows, at any k: the rows and long runs leave out
+    whole shapes another run measured, their copy with them, but keep the other ks of that input
+    (the long run keeps none of quick's k = 1024, so the run's own ks cannot say it belongs)."""
+    inputs = {(shape.rows, shape.cols) for shape in own}
+    return lambda shape: (shape.rows, shape.cols) in inputs
+
+
+def _other_run_shapes(data: StageData, key_type: str, own: Sequence[TopkShape],
+                      belongs: ShapeFilter) -> List[Tuple[TopkShape, str]]:
+    """Rule rows of key_type from other runs whose shape belongs to the run's set but which the
+    run left out (make table filters out what an earlier run measured): (shape, the run that
+    measured it)."""
+    assert data.results is not None
     found: List[Tuple[TopkShape, str]] = []
     for result in data.results.results:
         parsed = topk_shape(result) if result.entry in (STAGE07_SORTED, STAGE07_UNSORTED) \
@@ -1246,8 +1276,7 @@ def _llm_grid_shapes(data: StageData, key_type: str,
         if not parsed or parsed[1] != "" or parsed[0].key_type != key_type:
             continue
         shape = parsed[0]
-        if shape.rows in batches and shape.cols in vocabs and shape.k in ks and \
-                shape not in own and all(shape != other for other, _ in found):
+        if belongs(shape) and shape not in own and all(shape != other for other, _ in found):
             found.append((shape, data.run_label(result)))
     return found
 
@@ -1267,11 +1296,159 @@ def stage07_llm_heading(data: StageData, key_type: str) -> str:
             "(torch.topk's default), the rule's schedule")
 
 
+def _issue_set_output(data: StageData, shapes: Sequence[TopkShape]) -> str:
+    """The output a rows or long table shows: sorted, and the ks with unsorted rows only."""
+    assert data.results is not None
+    index = _topk_index(data.results)
+    unsorted_only = [shape.k for shape in shapes if (STAGE07_SORTED, shape, "") not in index]
+    return "sorted output (torch.topk's default)" + (
+        f", unsorted only at k = {_values(unsorted_only)}" if unsorted_only else "")
+
+
+def stage07_rows_heading(data: StageData, key_type: str) -> str:
+    """The heading of the rows run's table: n, the row lengths and the ks, from the rows of the
+    table (the run's own and those another run measured)."""
+    shapes = [shape for shape, _ in _stage07_rule_shapes(data, STAGE07_ROWS_RUN, key_type)]
+    n = max(shape.rows * shape.cols for shape in shapes)  # 2^26 at the lengths dividing it
+    return (f"Top-k, run `{STAGE07_ROWS_RUN}`: {fmt_dim(n)} {key_type} values uniform in [0, 1) "
+            f"as rows of {', '.join(fmt_dim(c) for c in sorted({s.cols for s in shapes}))} "
+            f"(issue 18; n // row length whole rows), k = {_values(s.k for s in shapes)}, "
+            f"{_issue_set_output(data, shapes)}, the rule's schedule")
+
+
+def stage07_long_heading(data: StageData, key_type: str) -> str:
+    """The heading of the long run's table: its row(s) and ks, from the rows of the table."""
+    shapes = [shape for shape, _ in _stage07_rule_shapes(data, STAGE07_LONG_RUN, key_type)]
+    inputs = sorted({(shape.rows, shape.cols) for shape in shapes})
+    what = (f"one row of {fmt_dim(inputs[0][1])}" if inputs == [(1, inputs[0][1])] else
+            ", ".join(f"{fmt_dim(rows)} × {fmt_dim(cols)}" for rows, cols in inputs))
+    return (f"Top-k, run `{STAGE07_LONG_RUN}`: {what} {key_type} values uniform in [0, 1) "
+            f"(issue 18), k = {_values(s.k for s in shapes)}, {_issue_set_output(data, shapes)}, "
+            "the rule's schedule")
+
+
+@dataclass(frozen=True)
+class Stage07Row:
+    """What the note under a set's table needs of one of its rows."""
+
+    shape: TopkShape
+    ms: float  # stage 07's time: sorted output, or unsorted where it stands in
+    unsorted: bool  # ms (and ratio) are of unsorted output: the run has no sorted row
+    fraction: Optional[float]  # floor / ms
+    ratio: Optional[float]  # torch.topk / ms, None where torch did not measure the shape
+
+    def where(self) -> str:
+        """ "1 × 2^28, k = 65536, unsorted"."""
+        return f"{self.shape.shape}, k = {self.shape.k}" + (", unsorted" if self.unsorted else "")
+
+
+@dataclass(frozen=True)
+class Stage07Target:
+    """One of issue 18's targets for a set: "ms" (at most bound), "ratio" (torch.topk / ours, at
+    least bound) or "fraction" (of the floor, at least bound), the issue's words for it (text)
+    and the words for a row that meets it (met_text)."""
+
+    measure: str
+    bound: float
+    text: str
+    met_text: str
+
+    def value(self, row: Stage07Row) -> Optional[float]:
+        """The row's measured value of this target (None: not measured, e.g. no torch)."""
+        return {"ms": row.ms, "ratio": row.ratio, "fraction": row.fraction}[self.measure]
+
+    def met(self, value: float) -> bool:
+        """Whether a measured value meets the target."""
+        return value <= self.bound if self.measure == "ms" else value >= self.bound
+
+    def measured(self, rows: Sequence[Stage07Row]) -> Optional[str]:
+        """ "lowest *torch / ours* 2.50× (64 × 2^20, k = 8), 3 of the 4 shapes at ≥ 3×", from
+        the rows (None when no row has the value)."""
+        values = [(value, row) for row in rows for value in [self.value(row)]
+                  if value is not None]
+        if not values:
+            return None
+        pick = max if self.measure == "ms" else min
+        worst, row = pick(values, key=lambda item: item[0])
+        shown = {"ms": lambda v: f"slowest {fmt_ms(v)} ms",
+                 "ratio": lambda v: f"lowest *torch / ours* {fmt_ratio(v)}",
+                 "fraction": lambda v: f"lowest fraction of the floor {fmt_percent(v)}"}
+        met = sum(1 for value, _ in values if self.met(value))
+        return (f"{shown[self.measure](worst)} ({row.where()}), {met} of the {len(values)} "
+                f"{'shapes' if len(values) != 1 else 'shape'} {self.met_text}")
+
+
+def stage07_llm_tail(rows: Sequence[Stage07Row]) -> List[str]:
+    """The end of the llm note: the lowest torch / ours and issue 18's targets for these shapes."""
+    parts = []
+    ratios = [(row.ratio, row.shape) for row in rows if row.ratio is not None]
+    if ratios:
+        lowest, shape = min(ratios, key=lambda item: item[0])
+        ahead = sum(1 for ratio, _ in ratios if ratio >= 3)
+        parts.append(f"Lowest *torch / ours*: {fmt_ratio(lowest)} ({shape.shape}, k = "
+                     f"{shape.k}); {ahead} of the {len(ratios)} shapes with a torch.topk time "
+                     "are at least 3× faster than torch.topk.")
+    parts.append("Issue 18's targets: ≥ 10× torch.topk at batch 1 with k = 2048, ≥ 7× at "
+                 "128 × 128256, ≥ 3× at every shape.")
+    return parts
+
+
+def _targets_tail(scope: str, targets: Sequence[Stage07Target]
+                  ) -> Callable[[Sequence[Stage07Row]], List[str]]:
+    """The end of a rows or long note: issue 18's targets (scope: where they hold) and, for
+    each, the worst measured value and how many rows meet it — all from the rows."""
+    def tail(rows: Sequence[Stage07Row]) -> List[str]:
+        parts = [f"Issue 18's targets {scope}: {', '.join(t.text for t in targets)}."]
+        measured = [text for text in (t.measured(rows) for t in targets) if text]
+        if measured:
+            parts.append("Measured: " + "; ".join(measured) + ".")
+        return parts
+    return tail
+
+
+@dataclass(frozen=True)
+class Stage07Set:
+    """A bench_stage07 set that `make table` runs as a run of its own, labelled label. Its table
+    also holds the set's shapes an earlier run measured (belongs), is ordered by row length,
+    rows, k (order says so), takes a floor from another run's copy where the run left its copy
+    out, and ends with a note whose last sentences tail writes (issue 18's targets)."""
+
+    label: str
+    heading: Callable[[StageData, str], str]
+    belongs: Callable[[Sequence[TopkShape]], ShapeFilter]
+    order: str
+    tail: Callable[[Sequence[Stage07Row]], List[str]]
+    # Compare torch.topk (sorted) with our unsorted time where the run has no sorted row (the
+    # long set's ks above kMaxSortedK); marked, and said in the note.
+    unsorted_stands_in: bool = False
+
+
+STAGE07_SETS: Dict[str, Stage07Set] = {
+    STAGE07_LLM_RUN: Stage07Set(
+        STAGE07_LLM_RUN, stage07_llm_heading, _llm_grid,
+        "Ordered by vocabulary, then batch, then k.", stage07_llm_tail),
+    STAGE07_ROWS_RUN: Stage07Set(
+        STAGE07_ROWS_RUN, stage07_rows_heading, _same_input,
+        "Ordered by row length, then k.",
+        _targets_tail("at every shape",
+                      (Stage07Target("ratio", 3.0, "≥ 3× torch.topk", "at ≥ 3×"),
+                       Stage07Target("fraction", 0.4, "≥ 40% of the floor", "at ≥ 40%"))),
+        unsorted_stands_in=True),
+    STAGE07_LONG_RUN: Stage07Set(
+        STAGE07_LONG_RUN, stage07_long_heading, _same_input, "Ordered by k.",
+        _targets_tail("for every k",
+                      (Stage07Target("ms", 0.7, "at most 0.7 ms", "within 0.7 ms"),
+                       Stage07Target("ratio", 7.0, "≥ 7× torch.topk", "at ≥ 7×"),
+                       Stage07Target("fraction", 0.5, "≥ 50% of the floor", "at ≥ 50%"))),
+        unsorted_stands_in=True),
+}
+
+
 def _stage07_rule_shapes(data: StageData, label: str,
                          key_type: str) -> List[Tuple[TopkShape, str]]:
     """(shape, run label) of the rule's rows (no forced schedule) of one run and type, in the
-    JSON's order; the llm run's table adds the grid's shapes other runs measured and is ordered
-    by vocabulary, then batch, then k."""
+    JSON's order; the table of a set's run (STAGE07_SETS) adds the set's shapes other runs
+    measured and is ordered by row length (vocabulary), then rows (batch), then k."""
     assert data.results is not None
     shapes: List[TopkShape] = []
     for result in data.results.results:
@@ -1281,8 +1458,9 @@ def _stage07_rule_shapes(data: StageData, label: str,
                 data.run_label(result) == label and parsed[0] not in shapes:
             shapes.append(parsed[0])
     keyed = [(shape, label) for shape in shapes]
-    if label == STAGE07_LLM_RUN and shapes:
-        keyed += _llm_grid_shapes(data, key_type, shapes)
+    spec = STAGE07_SETS.get(label)
+    if spec is not None and shapes:
+        keyed += _other_run_shapes(data, key_type, shapes, spec.belongs(shapes))
         keyed.sort(key=lambda item: (item[0].cols, item[0].rows, item[0].k))
     return keyed
 
@@ -1295,19 +1473,20 @@ STAGE07_HEADERS = ("rows × cols", "k", "blocks per row", "sorted ms", "p10–p9
 def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
                   key_type: str) -> Optional[str]:
     """The rule's rows (no forced schedule) of one run and type: sorted and unsorted time, the
-    floor and torch.topk where torch measured the same shape (blank cells otherwise). The llm
-    run's table (STAGE07_LLM_RUN) also holds the grid's shapes another run measured (marked with
-    that run), is ordered by vocabulary, batch and k, takes a row's floor from another run's copy
-    of the same input where its own run skipped that copy (marked †), and ends with a note: the
-    marks and the lowest torch / ours."""
+    floor and torch.topk where torch measured the same shape (blank cells otherwise). The table
+    of a set's run (STAGE07_SETS: llm, rows, long) also holds the set's shapes another run
+    measured (marked with that run), is ordered by shape, takes a row's floor from another run's
+    copy of the same input where its own run skipped that copy (marked †), compares torch.topk
+    with the unsorted time where the set lets it and the run has no sorted row (marked), and
+    ends with a note: the marks, the lowest values and issue 18's targets."""
     assert data.results is not None
     index = _topk_index(data.results)
     shapes = _stage07_rule_shapes(data, label, key_type)
     if not shapes:
         return None
-    llm = label == STAGE07_LLM_RUN
+    spec = STAGE07_SETS.get(label)
     rows = []
-    ratios: List[Tuple[float, TopkShape]] = []
+    facts: List[Stage07Row] = []
     other_runs: List[str] = []
     other_copies = False
     for shape, run in shapes:
@@ -1317,21 +1496,23 @@ def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
         assert either is not None
         blocks = either.counters.get("blocks_per_row")
         floor = either.counters.get("floor_ms")
+        fraction_value = either.counters.get("floor_fraction")
         fraction = fmt_counter_percent(ours, "floor_fraction") if ours else (
-            fmt_counter_percent(unsorted, "floor_fraction") + " (unsorted)")
+            fmt_counter_percent(unsorted, "floor_fraction") + UNSORTED_MARK)
         floor_cell = fmt_ms(floor) if floor is not None else DASH
-        if llm and floor is None:
+        if spec is not None and floor is None:
             copy = topk_copy(data, shape)
             floor = topk_floor_from_copy(shape, copy) if copy is not None else None
             if floor is not None:
                 other_copies = True
                 floor_cell = fmt_ms(floor) + " " + OTHER_COPY_MARK
-                fraction = fmt_percent(floor / either.median_ms) + (
-                    "" if ours else " (unsorted)")
+                fraction_value = floor / either.median_ms
+                fraction = fmt_percent(fraction_value) + ("" if ours else UNSORTED_MARK)
         theirs = torch_topk(torch, shape)
-        ratio = speed_ratio(theirs, ours) if theirs and ours else None
-        if ratio is not None:
-            ratios.append((ratio, shape))
+        stands_in = ours is None and spec is not None and spec.unsorted_stands_in
+        compared = ours or (unsorted if stands_in else None)
+        ratio = speed_ratio(theirs, compared) if theirs and compared else None
+        facts.append(Stage07Row(shape, either.median_ms, ours is None, fraction_value, ratio))
         shape_cell = shape.shape
         if run != label:
             shape_cell += f" ({OTHER_RUN_MARK.format(run)})"
@@ -1343,20 +1524,21 @@ def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
                      fmt_ms(unsorted.median_ms) if unsorted else DASH,
                      floor_cell, fraction,
                      fmt_ms(theirs.median_ms) if theirs else "",
-                     fmt_ratio(ratio) if ratio is not None else ""])
+                     (fmt_ratio(ratio) + (UNSORTED_MARK if ours is None else ""))
+                     if ratio is not None else ""])
     table = markdown_table(STAGE07_HEADERS, rows, (False,) + (True,) * 9)
-    if llm:
+    if spec is not None:
         sorted_only = not any(
             index.get((STAGE07_UNSORTED, shape, "")) for shape, run in shapes if run == label)
-        table += "\n" + stage07_llm_note(ratios, other_runs, other_copies, sorted_only)
+        table += "\n" + stage07_set_note(spec, facts, other_runs, other_copies, sorted_only)
     return table
 
 
-def stage07_llm_note(ratios: Sequence[Tuple[float, TopkShape]], other_runs: Sequence[str],
+def stage07_set_note(spec: Stage07Set, rows: Sequence[Stage07Row], other_runs: Sequence[str],
                      other_copies: bool, sorted_only: bool) -> str:
-    """The line under an llm table: its order, its marks, the lowest torch / ours and issue 18's
-    targets."""
-    parts = ["Ordered by vocabulary, then batch, then k."]
+    """The line under a set's table: its order, its marks, then the set's own end (spec.tail:
+    the lowest values and issue 18's targets)."""
+    parts = [spec.order]
     if sorted_only:
         parts.append("This run measures sorted output only (*unsorted ms* is — but where another "
                      "run measured the shape).")
@@ -1368,14 +1550,11 @@ def stage07_llm_note(ratios: Sequence[Tuple[float, TopkShape]], other_runs: Sequ
         parts.append(f"{OTHER_COPY_MARK} The floor from the copy of the same input measured in "
                      "another run of the same `make table` (this run left that copy out with the "
                      "shape it shares with that run).")
-    if ratios:
-        lowest, shape = min(ratios, key=lambda item: item[0])
-        ahead = sum(1 for ratio, _ in ratios if ratio >= 3)
-        parts.append(f"Lowest *torch / ours*: {fmt_ratio(lowest)} ({shape.shape}, k = "
-                     f"{shape.k}); {ahead} of the {len(ratios)} shapes with a torch.topk time "
-                     "are at least 3× faster than torch.topk.")
-    parts.append("Issue 18's targets: ≥ 10× torch.topk at batch 1 with k = 2048, ≥ 7× at "
-                 "128 × 128256, ≥ 3× at every shape.")
+    if spec.unsorted_stands_in and any(row.unsorted for row in rows):
+        parts.append("Where the table has no sorted row of a shape (bench_stage07 measures sorted "
+                     "output up to `kMaxSortedK` only), *torch / ours* and the targets take its "
+                     "unsorted time (marked *unsorted*; torch.topk's output is sorted).")
+    parts += spec.tail(rows)
     return " ".join(parts) + "\n"
 
 
@@ -1427,8 +1606,16 @@ def stage07_schedule_table(data: StageData) -> Optional[str]:
                           (False, True, False, True, True, True, False, False, False))
 
 
-def stage07_sections(data: StageData, torch: Optional[ResultSet]) -> List[Tuple[str, str]]:
-    """(heading, table) pairs: the rule's rows per run and type, then the schedules."""
+# The plot of time against batch, shown after the llm run's tables when it was drawn.
+STAGE07_PLOT_HEADING = "Time against batch: LLM sampling shapes (issue 18)"
+STAGE07_PLOT_ALT = ("stage 07 top-k (solid) and torch.topk (dashed): ms against batch, a panel "
+                    "per type and vocabulary, a line per k")
+
+
+def stage07_sections(data: StageData, torch: Optional[ResultSet],
+                     plot_link: Optional[str] = None) -> List[Tuple[str, str]]:
+    """(heading, table) pairs: the rule's rows per run and type (the llm run's tables followed
+    by the plot at plot_link, when given), then the schedules."""
     assert data.results is not None
     groups: List[Tuple[str, str]] = []
     for result in data.results.results:
@@ -1439,14 +1626,20 @@ def stage07_sections(data: StageData, torch: Optional[ResultSet]) -> List[Tuple[
             if group not in groups:
                 groups.append(group)
     sections = []
+    plot_at = None  # where the plot goes: after the last llm table
     for label, key_type in groups:
         table = stage07_table(data, torch, label, key_type)
-        if table and label == STAGE07_LLM_RUN:
-            sections.append((stage07_llm_heading(data, key_type), table))
+        spec = STAGE07_SETS.get(label)
+        if table and spec is not None:
+            sections.append((spec.heading(data, key_type), table))
+            if label == STAGE07_LLM_RUN:
+                plot_at = len(sections)
         elif table:
             run = f"run `{label}`, " if label else ""
             sections.append((f"Top-k, {run}{key_type} values uniform in [0, 1), largest k of "
                              "every row (the rule's schedule)", table))
+    if plot_link and plot_at is not None:
+        sections.insert(plot_at, (STAGE07_PLOT_HEADING, f"![{STAGE07_PLOT_ALT}]({plot_link})\n"))
     table = stage07_schedule_table(data)
     if table:
         sections.append(("Schedules: both forced on the same shapes, and the rule's pick", table))
@@ -1591,10 +1784,11 @@ STAGE06_LEGEND = (
     "values measured in the same run (1 is the floor).\n")
 
 
-def stage_sections(data: StageData, torch: Optional[ResultSet]) -> List[Tuple[str, str]]:
-    """The tables of a measured stage."""
+def stage_sections(data: StageData, torch: Optional[ResultSet],
+                   plot_link: Optional[str] = None) -> List[Tuple[str, str]]:
+    """The tables of a measured stage (stage 07's with its plot at plot_link, when given)."""
     if data.stage == "stage07":
-        return stage07_sections(data, torch)
+        return stage07_sections(data, torch, plot_link)
     if data.stage == "stage06":
         return stage06_sections(data, torch)
     return []
@@ -1620,7 +1814,8 @@ def stage_readme_block(data: StageData, torch: Optional[ResultSet], here: str) -
     if data.results is None:
         return not_measured_block(data, json_link)
     parts = [stage_provenance(data, json_link)]
-    for heading, table in stage_sections(data, torch):
+    plot_link = link(data.llm_plot, here) if data.llm_plot else None
+    for heading, table in stage_sections(data, torch, plot_link):
         parts.append(f"**{heading}**\n\n{table}")
     if len(parts) == 1:
         parts.append("No stage rows in the JSON.\n")
@@ -1661,7 +1856,8 @@ def stage_page(data: StageData, torch: Optional[ResultSet]) -> str:
            + "). How the numbers are made: [README.md](README.md).\n",
            "## Method and provenance\n",
            "\n".join(method_lines(data.results) + run_lines(data)) + "\n"]
-    for heading, table in stage_sections(data, torch):
+    plot_link = os.path.basename(data.llm_plot) if data.llm_plot else None
+    for heading, table in stage_sections(data, torch, plot_link):
         out.append(f"## {heading}\n\n{table}")
     out.append(stage_legend(data.stage))
     if data.results.failures:
@@ -1899,6 +2095,111 @@ def write_plot(results: ResultSet, path: str) -> Optional[str]:
     return None
 
 
+# (batch, ms) points of one line of the llm plot, ascending batch.
+Points = List[Tuple[int, float]]
+
+
+def llm_batch_series(data: StageData, torch: Optional[ResultSet]
+                     ) -> Dict[str, Dict[int, Dict[int, Tuple[Points, Points]]]]:
+    """The lines of stage 07's plot of time against batch: {type: {vocabulary: {k: (stage 07's
+    points, torch.topk's points)}}}, (batch, median ms) of the shapes of the llm run's table of
+    that type (with the grid's shapes another run measured, as the table), sorted output on both
+    sides (what the table's *torch / ours* compares). Empty without an llm run."""
+    series: Dict[str, Dict[int, Dict[int, Tuple[Points, Points]]]] = {}
+    if data.results is None:
+        return series
+    index = _topk_index(data.results)
+    key_types = []
+    for result in data.results.results:
+        if result.entry in (STAGE07_SORTED, STAGE07_UNSORTED) and \
+                data.run_label(result) == STAGE07_LLM_RUN and result.key_type not in key_types:
+            key_types.append(result.key_type)
+    for key_type in key_types:
+        for shape, _ in _stage07_rule_shapes(data, STAGE07_LLM_RUN, key_type):
+            ours = index.get((STAGE07_SORTED, shape, ""))
+            if ours is None:
+                continue
+            line = series.setdefault(key_type, {}).setdefault(shape.cols, {}).setdefault(
+                shape.k, ([], []))
+            line[0].append((shape.rows, ours.median_ms))
+            theirs = torch_topk(torch, shape)
+            if theirs is not None:
+                line[1].append((shape.rows, theirs.median_ms))
+    for vocabs in series.values():
+        for ks in vocabs.values():
+            for ours_points, torch_points in ks.values():
+                ours_points.sort()
+                torch_points.sort()
+    return series
+
+
+def write_llm_batch_plot(data: StageData, torch: Optional[ResultSet], path: str) -> Optional[str]:
+    """Draws stage 07's time against batch on the LLM sampling shapes to path (issue 18): a panel
+    per type (row) and vocabulary (column), a colour per k, stage 07 solid and torch.topk dashed,
+    both axes logarithmic. Returns a note instead when matplotlib is missing or there is nothing
+    to draw (as write_plot), None on success."""
+    try:
+        import matplotlib  # noqa: PLC0415 (optional dependency)
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+        from matplotlib.lines import Line2D  # noqa: PLC0415
+        from matplotlib.ticker import FuncFormatter  # noqa: PLC0415
+    except ImportError:
+        return "matplotlib is not installed: plot skipped (pip install matplotlib)"
+    series = llm_batch_series(data, torch)
+    if not series:
+        return "no stage 07 llm run to plot"
+    assert data.results is not None
+    vocabs = sorted({vocab for by_vocab in series.values() for vocab in by_vocab})
+    ks = sorted({k for by_vocab in series.values() for by_k in by_vocab.values() for k in by_k})
+    batches = sorted({batch for by_vocab in series.values() for by_k in by_vocab.values()
+                      for ours, theirs in by_k.values() for batch, _ in ours + theirs})
+    palette = plt.get_cmap("tab10")
+    colour = {k: palette(i % 10) for i, k in enumerate(ks)}
+
+    def tick(value: float, _: Any) -> str:
+        """ms as the tables write them (0.05, not 5 × 10^-2), on 1, 2 and 5 of each decade."""
+        leading = f"{value:.1e}"[0]
+        return fmt_sig(value, 1) if leading in "125" else ""
+
+    figure, grid = plt.subplots(len(series), len(vocabs), figsize=(4.2 * len(vocabs) + 1.6,
+                                                                   3.4 * len(series) + 0.8),
+                                sharex=True, sharey=True, squeeze=False)
+    for row, (key_type, by_vocab) in enumerate(series.items()):
+        for column, vocab in enumerate(vocabs):
+            axes = grid[row][column]
+            for k, (ours, theirs) in sorted(by_vocab.get(vocab, {}).items()):
+                if ours:
+                    axes.plot([b for b, _ in ours], [ms for _, ms in ours], linestyle="-",
+                              marker="o", markersize=4, color=colour[k], linewidth=1.8)
+                if theirs:
+                    axes.plot([b for b, _ in theirs], [ms for _, ms in theirs], linestyle="--",
+                              marker="x", markersize=4, color=colour[k], linewidth=1.2)
+            axes.set_xscale("log", base=2)
+            axes.set_yscale("log")
+            axes.yaxis.set_major_formatter(FuncFormatter(tick))
+            axes.yaxis.set_minor_formatter(FuncFormatter(tick))
+            axes.set_xticks(batches)
+            axes.set_xticklabels([str(batch) for batch in batches])
+            axes.grid(True, which="both", alpha=0.3)
+            axes.set_title(f"{key_type}, vocabulary {vocab}", fontsize=9)
+            if row == len(series) - 1:
+                axes.set_xlabel("batch (rows)")
+            if column == 0:
+                axes.set_ylabel("ms (median)")
+    handles = [Line2D([], [], color=colour[k], linewidth=2, label=f"k = {k}") for k in ks]
+    handles += [Line2D([], [], color="black", linestyle="-", marker="o", label="stage 07"),
+                Line2D([], [], color="black", linestyle="--", marker="x", label="torch.topk")]
+    figure.legend(handles=handles, fontsize=8, loc="center right")
+    figure.suptitle(f"Top-k time against batch, LLM sampling shapes, sorted output — "
+                    f"{data.gpu_name}, {data.results.date}", fontsize=10)
+    figure.tight_layout(rect=(0, 0, 1 - 1.4 / (4.2 * len(vocabs) + 1.6), 1))
+    figure.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(figure)
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # Command line
 
@@ -1937,7 +2238,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="rewrite README blocks only when the GPU name contains this "
                              "(the READMEs show H100 numbers); '' rewrites them for any GPU")
     parser.add_argument("--no-readmes", action="store_true", help="leave every README alone")
-    parser.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    parser.add_argument("--no-plot", action="store_true", help="skip the PNGs")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when the committed page or a README block "
                              "differs from what the JSON regenerates (uses the committed plot)")
@@ -1960,6 +2261,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     gpu_state_path = base + "-gpu-state.json" if args.gpu_state and os.path.exists(
         args.gpu_state) else None
     plot_path: Optional[str] = base + "-keys-per-second.png"
+    llm_plot_path = base + "-stage07-llm-batch.png"  # stage 07's time against batch
     update = not args.no_readmes and not (
         args.readme_gpu and args.readme_gpu.lower() not in results.gpu_name.lower())
     stage_data: Dict[str, StageData] = {}
@@ -1975,6 +2277,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.check:
         if args.no_plot or not os.path.exists(plot_path):
             plot_path = None
+        # As the main plot: the committed PNG is shown when it is there (and the JSON has what it
+        # draws), which is exactly when a run that wrote the docs drew it.
+        stage07 = stage_data["stage07"]
+        if not args.no_plot and os.path.exists(llm_plot_path) and \
+                llm_batch_series(stage07, results):
+            stage07.llm_plot = llm_plot_path
         page = results_page(
             results, os.path.basename(json_path),
             os.path.basename(torch_json_path) if torch_json_path else None,
@@ -2001,6 +2309,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         given = getattr(args, f"{stage}_json")
         if given:
             copy_raw(given, data.json_path)
+        if stage == "stage07":
+            note = ("plot skipped (--no-plot)" if args.no_plot else
+                    write_llm_batch_plot(data, results, llm_plot_path))
+            if note:
+                # As the main plot: never link (or leave) a PNG of an earlier run.
+                print(f"results_table: stage 07 {note}")
+                if os.path.exists(llm_plot_path):
+                    os.remove(llm_plot_path)
+                    print(f"results_table: removed the stale {llm_plot_path}")
+            else:
+                data.llm_plot = llm_plot_path
+                print(f"results_table: wrote {llm_plot_path}")
         if data.results is not None:
             with open(data.page_path, "w", encoding="utf-8") as handle:
                 handle.write(stage_page(data, results))

@@ -15,7 +15,11 @@ Times, when PyTorch imports and sees a CUDA device:
 * ``torch.topk`` on issue 18's LLM sampling shapes: batch 1, 16, 64, 128, 256 × vocabulary 32000,
   128256, 151936, k = 1, 50, 1024, 2048, float32 and bfloat16 logits (bench_stage07's
   ``--set=llm``; skip with --no-llm). A float32 shape already among the shapes above is timed
-  once, there.
+  once, there;
+* ``torch.topk`` on issue 18's other two sets, float32 only (bench_stage07's ``--set=rows`` and
+  ``--set=long``; skip both with --no-rows-long): 2^26 values as rows of 128, 1000, 4096, 65536
+  and 2^20 with k = 1, 8, 64, 256 where k < row length, and one row of 2^28 with k = 1, 32, 1024,
+  65536 and 1% of the row; again a shape timed above is timed once, there.
 
 Timing follows bench/timing (issue 13), so torch is charged for its GPU work only, not for Python
 dispatch or the caching allocator: outputs are allocated once (``out=``), each input set's call is
@@ -78,6 +82,17 @@ LLM_BATCHES: Tuple[int, ...] = (1, 16, 64, 128, 256)
 LLM_VOCABS: Tuple[int, ...] = (32000, 128256, 151936)
 LLM_KS: Tuple[int, ...] = (1, 50, 1024, 2048)
 LLM_TYPES: Tuple[str, ...] = ("f32", "bf16")
+
+# Issue 18's rows set, bench_stage07's row_shapes() (--set=rows): 2^ROWS_LOG2_N values as n // C
+# whole rows of every C in ROWS_COLS, every k of ROWS_KS below C; and its long set, long_shapes()
+# (--set=long): one row of 2^LONG_LOG2_N values, every k of LONG_KS (the last is 1% of the row).
+# float32 only, largest, sorted (torch.topk's default): make table's rows and long runs of stage
+# 07, which results_table.py pairs with these by name.
+ROWS_LOG2_N = 26
+ROWS_COLS: Tuple[int, ...] = (128, 1000, 4096, 65536, 1 << 20)
+ROWS_KS: Tuple[int, ...] = (1, 8, 64, 256)
+LONG_LOG2_N = 28
+LONG_KS: Tuple[int, ...] = (1, 32, 1024, 65536, (1 << LONG_LOG2_N) // 100)
 
 # Bytes one element of each output/input takes.
 KEY_BYTES = 4
@@ -218,6 +233,17 @@ def llm_topk_shapes() -> List[Tuple[str, int, int, int]]:
             if not (key_type == "f32" and (rows, cols, k) in TOPK_SHAPES)]
 
 
+def rows_long_topk_shapes() -> List[Tuple[str, int, int, int]]:
+    """(key_type, rows, cols, k) of the rows set, then the long set, in bench_stage07's order,
+    leaving out the shapes TOPK_SHAPES already times (their names would repeat: 64 × 2^20 k=64,
+    16384 × 4096 k=8 and 1 × 2^28 k=1024 are stage 07's quick shapes too)."""
+    rows_n = 1 << ROWS_LOG2_N
+    shapes = [(rows_n // cols, cols, k) for cols in ROWS_COLS for k in ROWS_KS if k < cols]
+    shapes += [(1, 1 << LONG_LOG2_N, k) for k in LONG_KS]
+    return [("f32", rows, cols, k) for rows, cols, k in shapes
+            if (rows, cols, k) not in TOPK_SHAPES]
+
+
 def sort_bytes(n: int) -> float:
     """What torch.sort must move at least: read the keys, write the keys and int64 indices."""
     return float(n * (KEY_BYTES + KEY_BYTES + INDEX_BYTES))
@@ -258,9 +284,11 @@ def sizes_from_bench_json(path: Optional[str]) -> Tuple[List[int], List[int]]:
 
 
 def input_set_text(keys: Sequence[int], pairs: Sequence[int],
-                   segsort_sizes: Sequence[int] = (), llm: bool = False) -> str:
+                   segsort_sizes: Sequence[int] = (), llm: bool = False,
+                   rows_long: bool = False) -> str:
     """The torch part of the input set, for the JSON context (';' separates items); the
-    segmented sorts only when segsort_sizes names some, the LLM sampling shapes when llm."""
+    segmented sorts only when segsort_sizes names some, the LLM sampling shapes when llm, the
+    rows and long sets when rows_long."""
     def powers(values: Sequence[int]) -> str:
         return " ".join(f"2^{v.bit_length() - 1}" for v in values)
 
@@ -279,7 +307,13 @@ def input_set_text(keys: Sequence[int], pairs: Sequence[int],
                f"{' and '.join(LLM_TYPES)} logits uniform in [0, 1): batch "
                f"{' '.join(map(str, LLM_BATCHES))} × vocabulary "
                f"{' '.join(map(str, LLM_VOCABS))}, k = {' '.join(map(str, LLM_KS))}"
-               if llm else ""))
+               if llm else "")
+            + (f"; torch.topk (largest, sorted) on issue 18's rows set, f32: 2^{ROWS_LOG2_N} "
+               f"values as rows of {' '.join(size(c) for c in ROWS_COLS)}, k = "
+               f"{' '.join(map(str, ROWS_KS))} where k < row length; torch.topk (largest, "
+               f"sorted) on issue 18's long set, f32: one row of 2^{LONG_LOG2_N}, k = "
+               f"{' '.join(map(str, LONG_KS))}"
+               if rows_long else ""))
 
 
 def torch_unavailable_reason() -> Optional[str]:
@@ -295,9 +329,11 @@ def torch_unavailable_reason() -> Optional[str]:
 
 def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float,
         progress: Callable[[str], None], segsort_sizes: Sequence[int] = SEGSORT_SIZES,
-        llm: bool = True) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+        llm: bool = True, rows_long: bool = True
+        ) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     """Runs every torch case on the GPU (the segmented sorts of segsort_sizes: none when
-    empty; the LLM sampling shapes when llm); returns (context, benchmark entries)."""
+    empty; the LLM sampling shapes when llm; the rows and long sets when rows_long); returns
+    (context, benchmark entries)."""
     import torch  # noqa: PLC0415
 
     device = torch.device("cuda")
@@ -399,6 +435,8 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float
     topk_shapes = [("f32", rows, cols, k) for rows, cols, k in TOPK_SHAPES]
     if llm:
         topk_shapes += llm_topk_shapes()
+    if rows_long:
+        topk_shapes += rows_long_topk_shapes()
     for key_type, rows, cols, k in topk_shapes:
         def topk_case(key_type: str = key_type, rows: int = rows, cols: int = cols,
                       k: int = k) -> Dict[str, Any]:
@@ -437,7 +475,8 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float
         "torch_version": torch.__version__,
         "torch_cuda": str(torch.version.cuda),
         "torch_gpu_name": torch.cuda.get_device_name(device),
-        "torch_input_set": input_set_text(keys_sizes, pairs_sizes, segsort_sizes, llm),
+        "torch_input_set": input_set_text(keys_sizes, pairs_sizes, segsort_sizes, llm,
+                                          rows_long),
         "torch_timing": ", ".join(f"{mode}: {count} cases" for mode, count in
                                   sorted(modes_used.items())),
     }
@@ -457,6 +496,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="skip the segmented torch.sort(dim=-1) cases of stage 06's table")
     parser.add_argument("--no-llm", action="store_true",
                         help="skip torch.topk on the LLM sampling shapes of stage 07's llm run")
+    parser.add_argument("--no-rows-long", action="store_true",
+                        help="skip torch.topk on the shapes of stage 07's rows and long runs")
     args = parser.parse_args(argv)
 
     reason = torch_unavailable_reason()
@@ -468,7 +509,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         context, entries = run(keys_sizes, pairs_sizes, args.max_time,
                                lambda line: print(line, flush=True),
                                () if args.no_segsort else SEGSORT_SIZES,
-                               llm=not args.no_llm)
+                               llm=not args.no_llm, rows_long=not args.no_rows_long)
         result = document(context, entries)
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(result, handle, indent=2)

@@ -506,5 +506,49 @@ class TorchTopkLlmTest(unittest.TestCase):
                          with_llm.rsplit(";", 1)[0])
 
 
+class TorchTopkRowsLongTest(unittest.TestCase):
+    """torch_baseline.py's torch.topk cases on issue 18's rows and long sets: bench_stage07's
+    row_shapes() and long_shapes(), f32, each name once among every torch.topk case."""
+
+    # bench_stage07.cu's sets, written out: 2^26 values as n // C rows of C, k < C; one row of
+    # 2^28.
+    ROWS = [(67108864 // c, c, k) for c in (128, 1000, 4096, 65536, 1048576)
+            for k in (1, 8, 64, 256) if k < c]
+    LONG = [(1, 268435456, k) for k in (1, 32, 1024, 65536, 2684354)]
+
+    def test_shapes_are_issue_18s_less_those_timed_already(self) -> None:
+        shapes = tb.rows_long_topk_shapes()
+        self.assertTrue(all(key_type == "f32" for key_type, *_ in shapes))
+        timed = [(r, c, k) for _, r, c, k in shapes]
+        self.assertEqual(len(self.ROWS), 19)
+        # Every shape of the two sets is timed: here, or once in TOPK_SHAPES (stage 07's quick
+        # shapes 16384 x 4096 k=8, 64 x 2^20 k=64, 1 x 2^28 k=1024).
+        self.assertEqual([s for s in self.ROWS + self.LONG if s not in timed],
+                         [(16384, 4096, 8), (64, 1048576, 64), (1, 268435456, 1024)])
+        self.assertTrue(all(s in tb.TOPK_SHAPES for s in ((16384, 4096, 8), (64, 1048576, 64),
+                                                          (1, 268435456, 1024))))
+        self.assertEqual(timed, [s for s in self.ROWS + self.LONG if s in timed])  # in order
+        self.assertIn((67108, 1000, 256), timed)  # 2^26 // 1000 whole rows
+        self.assertIn((1, 268435456, 2684354), timed)  # 1% of the row
+
+    def test_no_torch_name_twice(self) -> None:
+        names = [tb.topk_name(r, c, k) for r, c, k in tb.TOPK_SHAPES] + [
+            tb.topk_name(r, c, k, t) for t, r, c, k in tb.llm_topk_shapes()
+            + tb.rows_long_topk_shapes()]
+        self.assertEqual(len(names), len(set(names)))
+        self.assertEqual(len(tb.rows_long_topk_shapes()), 21)
+        self.assertIn("torch-topk/f32/rows:524288/cols:128/k:64", names)
+
+    def test_input_set_names_the_sets_only_when_measured(self) -> None:
+        both = tb.input_set_text([1 << 24], [1 << 24], tb.SEGSORT_SIZES, llm=True,
+                                 rows_long=True)
+        self.assertEqual(len(both.split(";")), 7)  # the llm test's 5, the rows set, the long set
+        self.assertIn("2^26 values as rows of 128 1000 4096 65536 2^20, k = 1 8 64 256",
+                      both.split(";")[-2])
+        self.assertIn("one row of 2^28, k = 1 32 1024 65536 2684354", both.split(";")[-1])
+        self.assertEqual(tb.input_set_text([1 << 24], [1 << 24], tb.SEGSORT_SIZES, llm=True),
+                         both.rsplit(";", 2)[0])
+
+
 if __name__ == "__main__":
     unittest.main()

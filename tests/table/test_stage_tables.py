@@ -12,7 +12,15 @@ merge_bench_json.py):
   with torch.topk rows of both types from a synthetic torch JSON
   (stage07_llm_torch_synthetic_fixture.json): a table per type, ordered by vocabulary, batch and
   k, the quick run's grid shapes in it (marked), the floor from the quick run's copy where the
-  llm run skipped that copy (marked †), torch from the row of the same type only;
+  llm run skipped that copy (marked †), torch from the row of the same type only; the lines of
+  the plot of time against batch drawn from them, and the plot shown on the page and in the
+  README block exactly when it was drawn (or, under ``--check``, is there);
+* stage 07's rows and long runs (issue 18's other two sets) from SYNTHETIC JSON built here
+  (IssueSets: a quick run and the two runs without the names it measured, as make table runs
+  them, merged; made-up numbers): bench_stage07's names and make table's filter keep every name
+  once, each table by hand (the quick run's shapes marked, floors from its copies marked †, the
+  unsorted time standing in for torch / ours where the long run has no sorted row), and the
+  targets' lines with the lowest values and counts computed from the numbers;
 * stage 06 from a SYNTHETIC fixture (tests/table/fixtures/stage06_synthetic_fixture.json: made-up
   numbers chosen so every ratio is easy to check by hand, not a measurement; equal segments and
   the power-law mix) with torch.sort(dim=-1) rows from a synthetic torch JSON
@@ -39,6 +47,7 @@ import sys
 import tempfile
 import unittest
 from typing import Any, Dict, List, Optional, Tuple
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -371,6 +380,294 @@ class Stage07LlmTableTest(unittest.TestCase):
         self.assertIn("**Top-k, run `llm`: LLM sampling shapes (issue 18), f32 logits", block)
 
 
+# Issue 18's rows and long sets, as bench_stage07 registers them (row_shapes(), long_shapes()).
+N26, N28 = 1 << 26, 1 << 28
+ROWS_SET = [(N26 // c, c, k) for c in (128, 1000, 4096, 65536, 1 << 20) for k in (1, 8, 64, 256)
+            if k < c]
+LONG_SET = [(1, N28, k) for k in (1, 32, 1024, 65536, N28 // 100)]
+MAX_SORTED_K = 2048  # bench_stage07 registers sorted output up to kMaxSortedK
+
+
+def registered_names(shapes: List[Tuple[int, int, int]], sorted_output: bool,
+                     unsorted_output: bool) -> List[str]:
+    """bench_stage07's names of f32 shapes (register_all): a copy per input before its first
+    top-k, then sorted (k <= kMaxSortedK) and unsorted rows as asked."""
+    names, copied = [], set()
+    for r, c, k in shapes:
+        key = f"f32/rows:{r}/cols:{c}"
+        if key not in copied:
+            copied.add(key)
+            names.append(f"copy/{key}")
+        if sorted_output and k <= MAX_SORTED_K:
+            names.append(f"stage07-topk/{key}/k:{k}")
+        if unsorted_output:
+            names.append(f"stage07-topk-unsorted/{key}/k:{k}")
+    return names
+
+
+def synthetic_row(name: str, ms: float, **counters: float) -> Dict[str, Any]:
+    """A SYNTHETIC Google Benchmark row (made-up numbers, not a measurement)."""
+    full = name + "/iterations:1/manual_time"
+    row: Dict[str, Any] = {"name": full, "run_name": full, "run_type": "iteration",
+                           "iterations": 1, "real_time": ms, "cpu_time": ms, "time_unit": "ms",
+                           "label": "synthetic", "median_ms": ms, "min_ms": ms,
+                           "p10_ms": 0.9 * ms, "p90_ms": 1.1 * ms, "samples": 10.0,
+                           "noise": 0.001, "converged": 1.0}
+    row.update(counters)
+    return row
+
+
+def bench_floor(r: int, c: int, k: int, copy_ms: float) -> float:
+    """bench_stage07's floor: read the f32 input once, write k f32 values and int64 indices per
+    row, at the rate the copy moved 2 × the input."""
+    in_bytes = r * c * 4
+    return copy_ms * (in_bytes + r * k * 12) / (2.0 * in_bytes)
+
+
+class IssueSets:
+    """SYNTHETIC stage 07 and torch JSON for the rows and long runs (made-up numbers chosen so
+    ratios and fractions are easy to check by hand), built the way make table runs them: a
+    quick run with three of the sets' shapes and their copies, then the rows and long runs each
+    without the names an earlier run measured, merged; torch.topk on some of the shapes."""
+
+    # (shape, sorted ms, unsorted ms or None, torch ms or None); copies in COPY_MS.
+    QUICK = [((1, N28, 1024), 1.6, 1.5, 16.0), ((64, 1 << 20, 64), 0.5, 0.45, 1.25),
+             ((16384, 4096, 8), 0.8, 0.7, 1.6)]
+    ROWS = [((16384, 4096, 1), 0.5, None, 2.0), ((16384, 4096, 64), 1.0, None, None),
+            ((1024, 65536, 1), 0.4, None, 1.6), ((1024, 65536, 8), 0.625, None, 3.125),
+            ((64, 1 << 20, 8), 0.3125, None, 1.25)]
+    LONG = [((1, N28, 1), 1.25, 1.2, 10.0), ((1, N28, 32), 2.0, 1.9, 12.0),
+            ((1, N28, 65536), None, 4.0, 40.0), ((1, N28, N28 // 100), None, 10.0, 50.0)]
+    COPY_MS = {(1, N28): 2.0, (64, 1 << 20): 0.5, (16384, 4096): 0.5, (1024, 65536): 0.5}
+
+    def __init__(self) -> None:
+        self.runs: List[Tuple[str, List[Dict[str, Any]]]] = []
+        measured: set = set()
+        for label, rows, copies in (("quick", self.QUICK, {(1, N28), (64, 1 << 20),
+                                                             (16384, 4096)}),
+                                    ("rows", self.ROWS, {(1024, 65536)}),
+                                    ("long", self.LONG, set())):
+            bench: List[Dict[str, Any]] = []
+            for (r, c, k), ours, unsorted, _ in rows:
+                copy_ms = self.COPY_MS[(r, c)] if (r, c) in copies else None
+                if copy_ms is not None and f"copy/f32/rows:{r}/cols:{c}" not in measured:
+                    bench.append(synthetic_row(f"copy/f32/rows:{r}/cols:{c}", copy_ms,
+                                               n=float(r * c)))
+                    measured.add(f"copy/f32/rows:{r}/cols:{c}")
+                for entry, ms in (("stage07-topk", ours), ("stage07-topk-unsorted", unsorted)):
+                    if ms is None:
+                        continue
+                    counters = {"n": float(r * c), "rows": float(r), "cols": float(c),
+                                "k": float(k), "blocks_per_row": 1.0}
+                    if copy_ms is not None:  # the run copied the input: bench's own floor
+                        floor = bench_floor(r, c, k, copy_ms)
+                        counters.update(copy_ms=copy_ms, floor_ms=floor,
+                                        floor_fraction=floor / ms)
+                    bench.append(synthetic_row(f"{entry}/f32/rows:{r}/cols:{c}/k:{k}", ms,
+                                               **counters))
+            self.runs.append((label, bench))
+        context = {"date": "2026-01-02T03:04:05+00:00", "host_name": "fixture",
+                   "executable": "SYNTHETIC, not a measurement (tests/table/test_stage_tables.py)",
+                   "sortlab_gpu_name": "NVIDIA H100 80GB HBM3",
+                   "sortlab_gpu_file_name": GPU}
+        self.document = mb.merge([(label, f"stage07_{label}.json",
+                                   {"context": dict(context), "benchmarks": bench})
+                                  for label, bench in self.runs])
+        self.torch = {"context": {"date": "2026-01-02T03:04:05+00:00", "torch_status": "ran"},
+                      "benchmarks": [
+                          synthetic_row(f"torch-topk/f32/rows:{r}/cols:{c}/k:{k}", theirs,
+                                        n=float(r * c))
+                          for (r, c, k), _, _, theirs in self.QUICK + self.ROWS + self.LONG
+                          if theirs is not None]}
+        # Google Benchmark's suffixes are not part of a torch name.
+        for row in self.torch["benchmarks"]:
+            row["name"] = row["run_name"] = row["name"].split("/iterations:")[0]
+
+
+class Stage07IssueSetsTest(unittest.TestCase):
+    """Stage 07's rows and long runs (issue 18's other two sets) from SYNTHETIC JSON."""
+
+    def setUp(self) -> None:
+        self.sets = IssueSets()
+        self.data = stage_data("stage07", self.sets.document)
+        self.torch = result_set(self.sets.torch)
+
+    def table(self, label: str, torch: Optional[rt.ResultSet] = None
+              ) -> Tuple[List[List[str]], str]:
+        table = rt.stage07_table(self.data, torch if torch is not None else self.torch, label,
+                                 "f32")
+        assert table is not None
+        return table_rows(table), table
+
+    def test_make_tables_filter_keeps_every_name_once(self) -> None:
+        # make table's rows run is --set=rows --sorted=1, its long run --set=long --sorted=both,
+        # each without the names an earlier run measured (here the quick run's).
+        quick = registered_names([s for s, *_ in IssueSets.QUICK], True, True)
+        rows = registered_names(ROWS_SET, True, False)
+        long = registered_names(LONG_SET, True, True)
+        self.assertEqual([n for n in rows if n in quick], [
+            "copy/f32/rows:16384/cols:4096", "stage07-topk/f32/rows:16384/cols:4096/k:8",
+            "copy/f32/rows:64/cols:1048576", "stage07-topk/f32/rows:64/cols:1048576/k:64"])
+        self.assertEqual([n for n in long if n in quick], [
+            "copy/f32/rows:1/cols:268435456", "stage07-topk/f32/rows:1/cols:268435456/k:1024",
+            "stage07-topk-unsorted/f32/rows:1/cols:268435456/k:1024"])
+        # Sorted output stops at kMaxSortedK: k = 65536 and 1% of the row are unsorted only.
+        self.assertNotIn("stage07-topk/f32/rows:1/cols:268435456/k:65536", long)
+        self.assertIn("stage07-topk-unsorted/f32/rows:1/cols:268435456/k:2684354", long)
+
+        def doc(names: List[str]) -> Dict[str, Any]:
+            return {"context": {}, "benchmarks": [{"name": n, "run_type": "iteration"}
+                                                  for n in names]}
+
+        with self.assertRaises(ValueError):  # unfiltered, the merge refuses the repeats
+            mb.merge([("quick", "q", doc(quick)), ("rows", "r", doc(rows))])
+        done = set(quick)
+        kept_rows = [n for n in rows if n not in done]
+        done.update(kept_rows)
+        kept_long = [n for n in long if n not in done]
+        merged = mb.merge([("quick", "q", doc(quick)), ("rows", "r", doc(kept_rows)),
+                           ("long", "l", doc(kept_long))])
+        names = [b["name"] for b in merged["benchmarks"]]
+        self.assertEqual(len(names), len(set(names)))
+        self.assertEqual(len(kept_rows), 19 + 5 - 4)  # 19 shapes, 5 copies, 4 measured by quick
+        # A copy, sorted and unsorted k = 1, 32, 1024, unsorted 65536 and 1%; 3 measured by quick.
+        self.assertEqual(len(kept_long), 1 + 3 * 2 + 2 - 3)
+
+    def test_sections_name_the_sets(self) -> None:
+        headings = [heading for heading, _ in rt.stage07_sections(self.data, self.torch)]
+        self.assertEqual(len(headings), 3)
+        self.assertIn("run `quick`", headings[0])
+        self.assertEqual(headings[1],
+                         "Top-k, run `rows`: 2^26 f32 values uniform in [0, 1) as rows of 4096, "
+                         "65536, 2^20 (issue 18; n // row length whole rows), k = 1, 8, 64, "
+                         "sorted output (torch.topk's default), the rule's schedule")
+        self.assertEqual(headings[2],
+                         "Top-k, run `long`: one row of 2^28 f32 values uniform in [0, 1) "
+                         "(issue 18), k = 1, 32, 1024, 65536, 2684354, sorted output "
+                         "(torch.topk's default), unsorted only at k = 65536, 2684354, the "
+                         "rule's schedule")
+
+    def test_rows_table_by_hand(self) -> None:
+        rows, table = self.table("rows")
+        # Ordered by row length, then k; the quick run's two shapes in it, marked.
+        self.assertEqual([(row[0], row[1]) for row in rows], [
+            ("16384 × 4096", "1"), ("16384 × 4096 (run `quick`)", "8"), ("16384 × 4096", "64"),
+            ("1024 × 65536", "1"), ("1024 × 65536", "8"),
+            ("64 × 2^20", "8"), ("64 × 2^20 (run `quick`)", "64")])
+        # The ratio is torch / sorted ms; blank where torch did not measure the shape.
+        self.assertEqual([row[8:] for row in rows], [
+            ["2.00", "4.00×"], ["1.60", "2.00×"], ["", ""], ["1.60", "4.00×"],
+            ["3.12", "5.00×"], ["1.25", "4.00×"], ["1.25", "2.50×"]])
+        # The floor: the run's own copy (1024 × 65536), else the quick run's copy of the input
+        # (marked †), or the quick row's own counters.
+        for row, (r, c, k, ms, marked) in zip(rows, [
+                (16384, 4096, 1, 0.5, True), (16384, 4096, 8, 0.8, False),
+                (16384, 4096, 64, 1.0, True), (1024, 65536, 1, 0.4, False),
+                (1024, 65536, 8, 0.625, False), (64, 1 << 20, 8, 0.3125, True),
+                (64, 1 << 20, 64, 0.5, False)]):
+            floor = bench_floor(r, c, k, 0.5)
+            self.assertEqual(row[6:8], [rt.fmt_ms(floor) + (" †" if marked else ""),
+                                        rt.fmt_percent(floor / ms)], row)
+        # The note: issue 18's targets and the lowest measured values, from the numbers.
+        self.assertIn("This run measures sorted output only", table)
+        self.assertIn("A shape marked with a run (`quick`)", table)
+        self.assertIn("Issue 18's targets at every shape: ≥ 3× torch.topk, ≥ 40% of the floor.",
+                      table)
+        lowest = bench_floor(16384, 4096, 64, 0.5) / 1.0  # 26%
+        self.assertIn("Measured: lowest *torch / ours* 2.00× (16384 × 4096, k = 8), 4 of the 6 "
+                      "shapes at ≥ 3×; lowest fraction of the floor "
+                      f"{rt.fmt_percent(lowest)} (16384 × 4096, k = 64), 5 of the 7 shapes at "
+                      "≥ 40%.", table)
+        self.assertNotIn("(unsorted)", table)
+        self.assertNotIn("take its unsorted time", table)
+
+    def test_long_table_by_hand(self) -> None:
+        rows, table = self.table("long")
+        self.assertEqual([row[1] for row in rows], ["1", "32", "1024", "65536", "2684354"])
+        self.assertEqual(rows[2][0], "1 × 2^28 (run `quick`)")
+        # Sorted where measured; k = 65536 and 1% only unsorted: the unsorted time stands in
+        # for torch / ours, marked.
+        self.assertEqual([row[3] for row in rows], ["1.25", "2.00", "1.60", rt.DASH, rt.DASH])
+        self.assertEqual([row[5] for row in rows], ["1.20", "1.90", "1.50", "4.00", "10.0"])
+        self.assertEqual([row[9] for row in rows],
+                         ["8.00×", "6.00×", "10.0×", "10.0× (unsorted)", "5.00× (unsorted)"])
+        floor = bench_floor(1, N28, N28 // 100, 2.0)
+        self.assertEqual(rows[4][6:8], [rt.fmt_ms(floor) + " †",
+                                        rt.fmt_percent(floor / 10.0) + " (unsorted)"])
+        self.assertIn("*torch / ours* and the targets take its unsorted time", table)
+        self.assertIn("Issue 18's targets for every k: at most 0.7 ms, ≥ 7× torch.topk, ≥ 50% "
+                      "of the floor.", table)
+        self.assertIn("Measured: slowest 10.0 ms (1 × 2^28, k = 2684354, unsorted), 0 of the 5 "
+                      "shapes within 0.7 ms; lowest *torch / ours* 5.00× (1 × 2^28, k = "
+                      "2684354, unsorted), 3 of the 5 shapes at ≥ 7×; lowest fraction of the "
+                      f"floor {rt.fmt_percent(floor / 10.0)} (1 × 2^28, k = 2684354, unsorted), "
+                      "3 of the 5 shapes at ≥ 50%.", table)
+        self.assertNotIn("This run measures sorted output only", table)
+
+    def test_halving_a_time_changes_the_lowest_values(self) -> None:
+        document = copy.deepcopy(self.sets.document)
+        row_named(document, "stage07-topk/f32/rows:16384/cols:4096/k:64")["median_ms"] /= 4
+        table = rt.stage07_table(stage_data("stage07", document), self.torch, "rows", "f32")
+        assert table is not None
+        # k = 64 is above the floor now; the quick run's k = 8 is the lowest (its counters).
+        lowest = bench_floor(16384, 4096, 8, 0.5) / 0.8
+        self.assertIn(f"lowest fraction of the floor {rt.fmt_percent(lowest)} (16384 × 4096, "
+                      "k = 8), 6 of the 7 shapes", table)
+        torch = copy.deepcopy(self.sets.torch)
+        row_named(torch, "torch-topk/f32/rows:1/cols:268435456/k:2684354")["median_ms"] = 80.0
+        _, table = self.table("long", result_set(torch))
+        self.assertIn("lowest *torch / ours* 6.00× (1 × 2^28, k = 32), 4 of the 5 shapes", table)
+
+    def test_without_torch_no_ratio_is_claimed(self) -> None:
+        rows, table = self.table("long", rt.ResultSet([]))
+        self.assertTrue(all(row[8:] == ["", ""] for row in rows))
+        self.assertNotIn("torch / ours*", table.split("Measured:")[1])
+        self.assertIn("Issue 18's targets for every k", table)
+
+    def test_without_the_rows_and_long_runs_nothing_changes(self) -> None:
+        # The quick run alone: its table and the sections are those of a JSON without the runs.
+        quick_only = copy.deepcopy(self.sets.document)
+        runs = quick_only["context"][mb.MERGED_RUNS]
+        later = set(runs[1]["names"]) | set(runs[2]["names"])
+        quick_only["benchmarks"] = [b for b in quick_only["benchmarks"] if b["name"] not in later]
+        del runs[1:]
+        alone = stage_data("stage07", quick_only)
+        self.assertEqual(rt.stage07_table(self.data, self.torch, "quick", "f32"),
+                         rt.stage07_table(alone, self.torch, "quick", "f32"))
+        self.assertEqual(len(rt.stage07_sections(alone, self.torch)), 1)
+        self.assertNotIn("Issue 18", rt.stage_page(alone, self.torch))
+
+    def test_the_page_and_block_hold_the_tables(self) -> None:
+        page = rt.stage_page(self.data, self.torch)
+        self.assertIn("## Top-k, run `rows`: 2^26 f32 values", page)
+        self.assertIn("## Top-k, run `long`: one row of 2^28 f32 values", page)
+        self.assertIn("- Run `long` (`stage07_long.json`)", page)
+        block = rt.stage_readme_block(self.data, self.torch, "/chapters/07_topk")
+        self.assertIn("**Top-k, run `rows`: 2^26 f32 values", block)
+        # No llm run: no plot section, even with a plot path.
+        self.data.llm_plot = f"/results/{GPU}-stage07-llm-batch.png"
+        self.assertNotIn(rt.STAGE07_PLOT_HEADING, rt.stage_page(self.data, self.torch))
+
+
+class Stage07PlotSeriesTest(unittest.TestCase):
+    """The lines of stage 07's plot of time against batch, from the llm fixtures."""
+
+    def test_series_follow_the_llm_tables(self) -> None:
+        data = stage_data("stage07", read_json(STAGE07_LLM_FIXTURE))
+        series = rt.llm_batch_series(data, result_set(read_json(STAGE07_LLM_TORCH_FIXTURE)))
+        self.assertEqual(list(series), ["f32", "bf16"])
+        self.assertEqual(sorted(series["f32"]), [32000, 128256])
+        # The quick run's 1 × 128256 k=2048 joins the llm run's 128 × 128256 k=2048 (no torch).
+        self.assertEqual(series["f32"][128256][2048], ([(1, 0.02), (128, 0.5)], [(1, 0.3)]))
+        self.assertEqual(series["f32"][128256][50], ([(128, 0.2)], [(128, 1.6)]))
+        self.assertEqual(series["bf16"][32000][1], ([(1, 0.01)], [(1, 0.2)]))
+        # Without torch: stage 07's points only; without an llm run: nothing to draw.
+        self.assertEqual(rt.llm_batch_series(data, None)["f32"][32000][1], ([(1, 0.01)], []))
+        self.assertEqual(rt.llm_batch_series(stage_data("stage07", read_json(STAGE07_JSON)),
+                                             None), {})
+        self.assertEqual(rt.llm_batch_series(stage_data("stage07", None), None), {})
+
+
 class Stage06TableTest(unittest.TestCase):
     """Stage 06's table from the synthetic fixtures (made-up numbers, easy ratios)."""
 
@@ -518,12 +815,13 @@ class StageDriftTest(unittest.TestCase):
     def results_dir(self, root: str) -> str:
         return os.path.join(root, "docs", "results")
 
-    def run_main(self, root: str, *extra: str, torch_json: str = TORCH_JSON) -> Tuple[int, str]:
+    def run_main(self, root: str, *extra: str, torch_json: str = TORCH_JSON,
+                 plot: bool = False) -> Tuple[int, str]:
         output = io.StringIO()
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
             status = rt.main(["--bench-json", LADDER_JSON, "--torch-json", torch_json,
                               "--results-dir", self.results_dir(root), "--repo-root", root,
-                              "--no-plot", *extra])
+                              *(() if plot else ("--no-plot",)), *extra])
         return status, output.getvalue()
 
     def read(self, path: str) -> str:
@@ -625,6 +923,68 @@ class StageDriftTest(unittest.TestCase):
         self.assertIn(f"DRIFT: {os.path.join(self.results_dir(root), f'{GPU}-stage06.md')}",
                       output)
         self.assertIn(f"DRIFT: {readme}", output)
+
+    def test_the_llm_plot_is_shown_exactly_when_drawn(self) -> None:
+        root = self.make_repo()
+        results = self.results_dir(root)
+        png = os.path.join(results, f"{GPU}-stage07-llm-batch.png")
+        page = os.path.join(results, f"{GPU}-stage07.md")
+        readme = os.path.join(root, "chapters/07_topk/README.md")
+        args = ("--stage07-json", STAGE07_LLM_FIXTURE)
+
+        def drawn(data: rt.StageData, torch: Optional[rt.ResultSet], path: str) -> None:
+            with open(path, "wb") as handle:  # stands in for matplotlib (not needed here)
+                handle.write(b"png")
+
+        def missing(data: rt.StageData, torch: Optional[rt.ResultSet], path: str) -> str:
+            return "matplotlib is not installed: plot skipped (pip install matplotlib)"
+
+        no_main_plot = mock.patch.object(rt, "write_plot", lambda results, path: "skipped")
+        with no_main_plot, mock.patch.object(rt, "write_llm_batch_plot", drawn):
+            status, output = self.run_main(root, *args,
+                                           torch_json=STAGE07_LLM_TORCH_FIXTURE, plot=True)
+        self.assertEqual(status, 0, output)
+        self.assertTrue(os.path.exists(png))
+        text = self.read(page)
+        image = f"![{rt.STAGE07_PLOT_ALT}]({GPU}-stage07-llm-batch.png)"
+        self.assertIn(f"## {rt.STAGE07_PLOT_HEADING}\n\n{image}\n", text)
+        # Right after the llm run's tables (f32, then bf16).
+        self.assertLess(text.index("run `llm`: LLM sampling shapes (issue 18), bf16"),
+                        text.index(rt.STAGE07_PLOT_HEADING))
+        self.assertIn(f"(../../docs/results/{GPU}-stage07-llm-batch.png)", self.read(readme))
+        # The check shows the committed PNG, as the main plot's.
+        status, output = self.run_main(root, "--check", torch_json=STAGE07_LLM_TORCH_FIXTURE,
+                                       plot=True)
+        self.assertEqual(status, 0, output)
+        # Not drawn (no matplotlib): the earlier PNG goes, nothing links it, the check passes.
+        with no_main_plot, mock.patch.object(rt, "write_llm_batch_plot", missing):
+            status, output = self.run_main(root, *args,
+                                           torch_json=STAGE07_LLM_TORCH_FIXTURE, plot=True)
+        self.assertEqual(status, 0, output)
+        self.assertIn("stage 07 matplotlib is not installed", output)
+        self.assertFalse(os.path.exists(png))
+        self.assertNotIn(rt.STAGE07_PLOT_HEADING, self.read(page))
+        self.assertNotIn("llm-batch", self.read(readme))
+        status, output = self.run_main(root, "--check", torch_json=STAGE07_LLM_TORCH_FIXTURE,
+                                       plot=True)
+        self.assertEqual(status, 0, output)
+        # A PNG beside a page that does not show it is drift (as the main plot's).
+        with open(png, "wb") as handle:
+            handle.write(b"png")
+        status, output = self.run_main(root, "--check", torch_json=STAGE07_LLM_TORCH_FIXTURE,
+                                       plot=True)
+        self.assertEqual(status, 1, output)
+        self.assertIn(f"DRIFT: {page}", output)
+
+    def test_no_llm_run_no_plot(self) -> None:
+        root = self.make_repo()
+        png = os.path.join(self.results_dir(root), f"{GPU}-stage07-llm-batch.png")
+        self.assertEqual(self.run_main(root, "--stage07-json", STAGE07_JSON)[0], 0)
+        with open(png, "wb") as handle:
+            handle.write(b"png")
+        # The quick and schedule runs only: nothing to draw, so a PNG there is not shown.
+        status, output = self.run_main(root, "--check", plot=True)
+        self.assertEqual(status, 0, output)
 
     def test_a_missing_stage_json_named_on_the_command_line_is_an_error(self) -> None:
         root = self.make_repo()
