@@ -240,6 +240,29 @@ __device__ __forceinline__ std::uint32_t source_column(const ValueSource<T>& sou
     return source.first_column + i;
 }
 
+/// The warps' kept entries of one filter tile, summed (all threads call it): each warp's lane 0
+/// writes its count \p warp_total to \p warp_kept (the copy of this tile's parity: the other
+/// copy may still be read by a warp finishing the tile before), one barrier, then every thread
+/// sums the counts. Returns where this warp's first kept entry goes in the block's output
+/// (\p written, the entries of earlier tiles, plus the warps before this one) and sets
+/// \p tile_total to the whole tile's kept entries (the same in every thread).
+__device__ __forceinline__ std::uint32_t tile_write_offset(
+    std::uint32_t warp_total, std::uint32_t (&warp_kept)[kBlockThreads / 32], std::uint32_t written,
+    std::uint32_t& tile_total) {
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  if (lane == 0) warp_kept[warp] = warp_total;
+  __syncthreads();
+  std::uint32_t at = written;
+  tile_total = 0;
+#pragma unroll
+  for (unsigned w = 0; w < kBlockThreads / 32; ++w) {
+    const std::uint32_t kept = warp_kept[w];
+    at += w < warp ? kept : 0u;
+    tile_total += kept;
+  }
+  return at;
+}
+
 /// Phase **filter** with **count** (all threads call it): counts, like count_digits(), the digit
 /// at \p shift of every entry of \p source matching \p prefix, and copies every entry whose
 /// fixed digits are *at least* the prefix (`(bits & mask) >= desired`: the candidates, and the
@@ -262,7 +285,6 @@ __device__ __forceinline__ void count_and_filter(
     bool largest, std::uint32_t* counts, T* out_values, std::uint32_t* out_columns,
     std::uint32_t (&warp_kept)[2][kBlockThreads / 32]) {
   using Bits = typename SelectKey<T>::Bits;
-  constexpr unsigned kWarps = kBlockThreads / 32;
   constexpr std::uint32_t kWarpItems = 32u * kItems;
   constexpr std::uint32_t kTileItems = kBlockThreads * kItems;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -300,15 +322,8 @@ __device__ __forceinline__ void count_and_filter(
       ballots[j] = __ballot_sync(0xffffffffu, keep);
       warp_total += static_cast<std::uint32_t>(__popc(ballots[j]));
     }
-    if (lane == 0) warp_kept[parity][warp] = warp_total;
-    __syncthreads();
-    std::uint32_t at = written, tile_total = 0;
-#pragma unroll
-    for (unsigned w = 0; w < kWarps; ++w) {
-      const std::uint32_t kept = warp_kept[parity][w];
-      at += w < warp ? kept : 0u;
-      tile_total += kept;
-    }
+    std::uint32_t tile_total = 0;
+    std::uint32_t at = tile_write_offset(warp_total, warp_kept[parity], written, tile_total);
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       if ((ballots[j] >> lane) & 1u) {
@@ -408,15 +423,8 @@ __device__ __forceinline__ void count_and_filter_aligned_span(
       lane_offset[u] = warp_total + inclusive - mine;
       warp_total += __shfl_sync(0xffffffffu, inclusive, 31);
     }
-    if (lane == 0) warp_kept[parity][warp] = warp_total;
-    __syncthreads();
-    std::uint32_t at = written, tile_total = 0;
-#pragma unroll
-    for (unsigned w = 0; w < kWarps; ++w) {
-      const std::uint32_t kept = warp_kept[parity][w];
-      at += w < warp ? kept : 0u;
-      tile_total += kept;
-    }
+    std::uint32_t tile_total = 0;
+    const std::uint32_t at = tile_write_offset(warp_total, warp_kept[parity], written, tile_total);
 #pragma unroll
     for (int u = 0; u < kVectors; ++u) {
       if (kept_mask[u] == 0) continue;
@@ -441,11 +449,11 @@ __device__ __forceinline__ void count_and_filter_aligned_span(
 /// Phase **filter** with **count** from a span of the row (all threads call it): the 16-byte
 /// word path when the span starts on a 16-byte boundary (every row of a matrix whose rows are a
 /// multiple of 16 bytes long, from a 16-byte aligned allocation), count_and_filter() otherwise.
-/// \p kInPlace and \p kItems are count_and_filter()'s. Only the several-blocks kernel takes it:
+/// Only the several-blocks kernel takes it:
 /// in one block per row the word path raised the kernel's registers (u32 60 to 76, f16 80 to
 /// 127: fewer blocks per SM for a kernel bound by its instructions), and that kernel filters a
 /// row once, from L2.
-template <typename T, bool kInPlace, int kItems>
+template <typename T>
 __device__ __forceinline__ void count_and_filter_span(
     const ValueSource<T>& source, SelectPrefix<typename SelectKey<T>::Bits> prefix, int shift,
     bool largest, std::uint32_t* counts, T* out_values, std::uint32_t* out_columns,
@@ -454,8 +462,8 @@ __device__ __forceinline__ void count_and_filter_span(
     count_and_filter_aligned_span<T>(source, prefix, shift, largest, counts, out_values,
                                      out_columns, warp_kept);
   else
-    count_and_filter<T, false, kInPlace, kItems>(source, prefix, shift, largest, counts, out_values,
-                                                 out_columns, warp_kept);
+    count_and_filter<T, false>(source, prefix, shift, largest, counts, out_values, out_columns,
+                               warp_kept);
 }
 
 /// Phase **gather** (all threads call it): walks the entries of \p source (a span of the row, or
@@ -1129,9 +1137,8 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
       count_and_filter<T, true>(source, prefix, shift, arrays.largest, storage.counts, out_values,
                                 out_columns, storage.warp_kept);
     else
-      count_and_filter_span<T, false, kFilterItemsPerThread>(source, prefix, shift, arrays.largest,
-                                                             storage.counts, out_values,
-                                                             out_columns, storage.warp_kept);
+      count_and_filter_span<T>(source, prefix, shift, arrays.largest, storage.counts, out_values,
+                               out_columns, storage.warp_kept);
   } else {
     // Never from a list in practice (a pass that fits the list leaves its successor fitting
     // too: the entries only shrink), but counting needs no columns, so both sources work.

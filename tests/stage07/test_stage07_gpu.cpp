@@ -288,7 +288,7 @@ TYPED_TEST(Stage07Gpu, FilterWordPathAcrossTiles) {
     std::vector<T> input(n);
     for (T& value : input) {
       const std::uint64_t bits = random();
-      std::memcpy(&value, &bits, sizeof(T));
+      std::memcpy(static_cast<void*>(&value), &bits, sizeof(T));  // __half: private bits
     }
     for (std::size_t k : {std::size_t{1}, std::size_t{40}, std::size_t{300}})
       for (bool largest : {true, false})
