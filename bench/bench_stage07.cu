@@ -14,7 +14,9 @@
 /// minute), `--sorted=0|1|both` (default both) and
 /// `--schedule=auto|one|multi|warp` (auto: stage 07's rule; the others force a schedule, to
 /// measure the rule; their names end in `/schedule:one`, `/schedule:multi` or
-/// `/schedule:warp`, and `warp` skips rows longer than kMaxWarpRowLength). Counters blocks_per_row
+/// `/schedule:warp`, and `warp` skips rows longer than kMaxWarpRowLength), `--sample=auto|1|0`
+/// (default auto: TopkSample; 1 and 0 force the sample pass of several blocks per row on or off,
+/// names ending in `/sample:1` or `/sample:0`). Counters blocks_per_row
 /// and several_blocks say which schedule ran. Example: `bench_stage07 --set=llm --sorted=0`.
 ///
 /// Inputs are uniform in [0, 1) like torch_baseline.py's torch.rand (bf16: the f32 value
@@ -101,6 +103,8 @@ struct Stage07Flags {
   bool unsorted = true;
   bool sorted = true;
   stage07::TopkSchedule schedule = stage07::TopkSchedule::kAuto;
+  /// TopkOptions::sample (--sample=auto|1|0; forced values end the names in /sample:1 or 0)
+  stage07::TopkSample sample = stage07::TopkSample::kAuto;
 };
 
 /// Takes this program's flags out of argv (before sortlab's and Google Benchmark's parsers see
@@ -131,6 +135,12 @@ Stage07Flags take_flags(int& argc, char** argv) {
                        : s == "multi" ? stage07::TopkSchedule::kBlocksPerRow
                        : s == "warp"  ? stage07::TopkSchedule::kWarpPerRow
                                       : stage07::TopkSchedule::kAuto;
+    } else if (const char* sample = value_of("--sample=")) {
+      const std::string s = sample;
+      require(s == "auto" || s == "0" || s == "1", "--sample must be auto, 0 or 1");
+      flags.sample = s == "1"   ? stage07::TopkSample::kOn
+                     : s == "0" ? stage07::TopkSample::kOff
+                                : stage07::TopkSample::kAuto;
     } else {
       argv[kept++] = argv[i];
     }
@@ -328,8 +338,12 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
       options.largest = true;
       options.sorted = sorted;
       options.schedule = flags.schedule;
+      options.sample = flags.sample;
       const std::string name = std::string(sorted ? "stage07-topk/" : "stage07-topk-unsorted/") +
-                               key + "/k:" + std::to_string(s.k) + schedule_suffix(flags);
+                               key + "/k:" + std::to_string(s.k) + schedule_suffix(flags) +
+                               (flags.sample == stage07::TopkSample::kOn    ? "/sample:1"
+                                : flags.sample == stage07::TopkSample::kOff ? "/sample:0"
+                                                                            : "");
       register_timed(name, [key, s, options, config, bf16 = run.bf16](benchmark::State& state) {
         if (bf16)
           measure_topk<__nv_bfloat16>(state, key, s, options, config);

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstddef>
 
 #include "common/errors.hpp"
 
@@ -18,6 +19,15 @@ inline unsigned multiprocessor_count() {
   SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
   SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return static_cast<unsigned>(std::max(sms, 1));
+}
+
+/// The L2 cache of the current device in bytes (0 if the driver reports none). A driver query,
+/// like multiprocessor_count().
+inline std::size_t l2_cache_bytes() {
+  int device = 0, bytes = 0;
+  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+  SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+  return static_cast<std::size_t>(std::max(bytes, 0));
 }
 
 }  // namespace sortlab

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "chapters/07_topk/sample_pass.cuh"
 #include "chapters/07_topk/topk.hpp"
 #include "chapters/07_topk/topk_kernels.cuh"
 #include "common/device_properties.hpp"
@@ -202,6 +203,9 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   multi.values_per_block = static_cast<std::uint32_t>(split.values_per_block);
   multi.blocks_per_row = static_cast<std::uint32_t>(split.blocks_per_row);
   multi.largest = options.largest;
+  const bool sample =
+      sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_cache_bytes());
+  multi.sample = sample_plan(row_length, k, split.blocks_per_row, plan.list_capacity, sample);
   // The tickets (and the filter flags and list fills) must start at zero. The last block of every
   // pass resets its row's ticket, but a fresh (or poisoned, or interrupted) scratch holds
   // anything, and no block of the first launch can know whether the others have arrived yet: one
@@ -209,6 +213,10 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // scratch. The lists themselves need no clearing: a block reads only the entries it wrote.
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(multi.row_states, 0, num_rows * sizeof(RowState), stream));
   const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
+  if (multi.sample.enabled) {
+    topk_sample_pass_kernel<T><<<grid, kBlockThreads, 0, stream>>>(multi);
+    SORTLAB_CHECK_LAUNCH();
+  }
   for (int pass = 0; pass < num_passes<T>(); ++pass) {
     topk_count_pass_kernel<T><<<grid, kBlockThreads, 0, stream>>>(multi, pass);
     SORTLAB_CHECK_LAUNCH();

@@ -195,6 +195,18 @@ enum class TopkSchedule {
   kWarpPerRow,
 };
 
+/// Whether the several-blocks-per-row schedule runs the sample pass (sample_plan.hpp) before
+/// its digit passes.
+enum class TopkSample {
+  /// When the input is larger than the device's L2 cache: below that, the digit passes re-read
+  /// the rows from L2, and the sample pass (one more launch, and a bound to find before its
+  /// read) costs more than it saves (H100: 1 x 128256, k = 2048: 0.055 ms without it, 0.089
+  /// with it; 64 x 2^20, k = 64: 0.523 without, 0.294 with; README).
+  kAuto,
+  kOn,   ///< whenever sample_plan() allows it (the tests' small inputs)
+  kOff,  ///< never: the digit passes read the row
+};
+
 /// Largest or smallest, sorted or not, and (for tests and measurements) the schedule.
 struct TopkOptions {
   bool largest = true;  ///< the k largest values (false: the k smallest)
@@ -203,7 +215,22 @@ struct TopkOptions {
   /// Values per block of the several-blocks-per-row schedule, rounded up to a multiple of
   /// kBlockThreads; 0: the rule's. Tests set kTestValuesPerBlock to get many blocks per row.
   std::size_t values_per_block = 0;
+  /// Several blocks per row: whether the sample pass runs (where sample_plan() allows it; the
+  /// output is the same either way).
+  TopkSample sample = TopkSample::kAuto;
 };
+
+/// Whether a call of \p input_bytes of input (all rows) runs the sample pass on a device with
+/// \p l2_bytes of L2 cache: TopkSample::kOn, or kAuto with the input larger than the L2 (where
+/// sample_plan() allows it). Host arithmetic; topk() and the GPU tests' model comparison use it.
+/// \param options the call's options
+/// \param input_bytes num_rows x row_length x sizeof(T)
+/// \param l2_bytes the device's L2 size (common/device_properties.hpp)
+inline bool sample_pass_wanted(const TopkOptions& options, std::size_t input_bytes,
+                               std::size_t l2_bytes) {
+  return options.sample == TopkSample::kOn ||
+         (options.sample == TopkSample::kAuto && input_bytes > l2_bytes);
+}
 
 /// How a call cuts its rows: one block per row, or `blocks_per_row` blocks of
 /// `values_per_block` values each (the last block of a row may get fewer).
@@ -249,12 +276,17 @@ struct RowState {
   std::uint32_t ticket;        ///< blocks of the row that finished this pass (reset to 0 after)
   /// Bit p: pass p writes the row's candidate list p % 2 (so pass p + 1, or the gather after the
   /// last pass, reads it instead of the row). Set by the last block of pass p - 1, which knows
-  /// exactly how many entries pass p keeps; bit 0 is never set (nothing is fixed before pass 0).
+  /// exactly how many entries pass p keeps; bit 0 by the last block of pass 0 when the sample
+  /// pass worked (pass 0 then read the sample pass's list 1 and copied it to list 0).
   std::uint32_t listed;
   /// Entries of list 0 / list 1 reserved so far by the blocks of the pass that writes it (an
-  /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes.
+  /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes. The sample
+  /// pass adds its entries to fill[1], which pass 0 reads before its last block zeroes it.
   std::uint32_t fill[2];
-  std::uint32_t unused;  ///< padding to 32 bytes
+  /// Nonzero when the sample pass (sample_pass.cuh) failed for this row: a warp's values at or
+  /// above the bound overflowed its region, or the sample predicted that. Pass 0 then reads the
+  /// row.
+  std::uint32_t sample_failed;
 };
 static_assert(sizeof(RowState) == 32, "32 bytes per row, as plan_scratch() documents");
 

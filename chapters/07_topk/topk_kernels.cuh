@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "chapters/05_packed_rank/block_radix_sort.cuh"
+#include "chapters/07_topk/sample_plan.hpp"
 #include "chapters/07_topk/select_digits.hpp"
 #include "chapters/07_topk/select_key.hpp"
 #include "chapters/07_topk/topk.hpp"
@@ -94,8 +95,11 @@ union TopkStorage {
     /// Entries each warp keeps in a filter tile; two copies, used by alternate tiles, so one
     /// barrier per tile suffices (count_and_filter()).
     std::uint32_t warp_kept[2][kBlockThreads / 32];
-  } select;                      ///< used by the radix select and the gather
-  AnswerSortStorage<Bits> sort;  ///< while sorting the answers
+    // The sample pass (sample_pass.cuh):
+    std::uint32_t at_or_above;                   ///< samples at or above the bound
+    std::uint32_t sampled_counts[kSampleWarps];  ///< pass 0: each warp region's entries
+  } select;                                      ///< used by the radix select and the gather
+  AnswerSortStorage<Bits> sort;                  ///< while sorting the answers
 };
 
 /// The candidate list of one block per row, in shared memory: values (as raw bits: the union
@@ -159,6 +163,7 @@ struct MultiBlockArrays {
   std::uint32_t values_per_block;  ///< span of one block, a multiple of kBlockThreads
   std::uint32_t blocks_per_row;    ///< blocks per row
   bool largest;                    ///< the k largest (false: the k smallest)
+  SamplePlan sample;               ///< the sample pass's plan (sample_plan(); may be disabled)
 };
 
 // ---- The phases ---------------------------------------------------------------------------------
@@ -1054,10 +1059,12 @@ __device__ __forceinline__ SelectPrefix<typename SelectKey<T>::Bits> fixed_prefi
 /// 2. **reserve** (only when the row state says this pass filters): the block's entries for
 ///    the next pass are exactly its tally (answers so far) plus its previous count of the
 ///    chosen digit (the new prefix's candidates), so it reserves that many entries of the row's
-///    list with one atomicAdd and records its segment in its tally;
+///    list with one atomicAdd and records its segment in its tally. Pass 0 after a sample pass
+///    that worked (sample_pass.cuh) reserves every entry of its warps' regions of list 1;
 /// 3. **count** (and **filter** when the pass filters): the digits of the candidates of its
-///    span, or of its list segment when the previous pass filtered, written to its 256 counts in
-///    the scratch; a filtering pass also copies its kept entries into its new segment;
+///    span, or of its list segment when the previous pass filtered (pass 0: its regions of the
+///    sample pass's list), written to its 256 counts in the scratch; a filtering pass also copies
+///    its kept entries into its new segment;
 /// 4. **arrive**: a fence, then one atomic on the row's ticket; every block but the last of its
 ///    row to arrive is done;
 /// 5. **choose digit** (last block): thread t sums digit 255 - t over the row's blocks, one scan
@@ -1083,11 +1090,30 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   std::uint32_t* block_counts = arrays.counts + slot * kNumDigits;
   const SelectPrefix<Bits> prefix = fixed_prefix<T>(state, pass);
   const int shift = digit_shift<T>(pass);
-  // Which lists this pass reads and writes (the last block of the previous pass decided).
-  const std::uint32_t listed = pass == 0 ? 0u : __ldcg(&state->listed);
-  const bool read_list = pass > 0 && ((listed >> (pass - 1)) & 1u) != 0;
-  const bool write_list = pass > 0 && ((listed >> pass) & 1u) != 0;
+  // Which lists this pass reads and writes (the last block of the previous pass decided; for
+  // pass 0, the sample pass: it worked when no region overflowed and the row kept k or more).
+  const bool sampled = pass == 0 && arrays.sample.enabled && __ldcg(&state->sample_failed) == 0u &&
+                       __ldcg(&state->fill[1]) >= arrays.k;
+  const std::uint32_t listed = pass == 0 ? (sampled ? 1u : 0u) : __ldcg(&state->listed);
+  const bool read_list = sampled || (pass > 0 && ((listed >> (pass - 1)) & 1u) != 0);
+  const bool write_list = sampled || (pass > 0 && ((listed >> pass) & 1u) != 0);
   BlockTally* tally = arrays.tallies + slot;
+
+  // 2. reserve, after the sample pass: pass 0 keeps every entry of the warps' regions (nothing
+  // is fixed yet), copied into one segment of list 0 in warp order, which is column order.
+  if (sampled) {
+    if (threadIdx.x < kSampleWarps) storage.sampled_counts[threadIdx.x] = block_counts[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      std::uint32_t kept = 0;
+#pragma unroll
+      for (std::uint32_t w = 0; w < kSampleWarps; ++w) kept += storage.sampled_counts[w];
+      const std::uint32_t offset = atomicAdd(&state->fill[0], kept);
+      storage.out_offset = offset;
+      tally->list_offset = offset;
+      tally->list_count = kept;
+    }
+  }
 
   // 1. tally: the previous pass's counts of this block above the digit it chose.
   if (pass > 0) {
@@ -1122,13 +1148,30 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   const std::size_t row_list = row_index * arrays.list_capacity;
   ValueSource<T> source{row + begin, nullptr, static_cast<std::uint32_t>(begin),
                         static_cast<std::uint32_t>(end - begin)};
-  if (read_list) {
+  if (read_list && !sampled) {
     const int in = (pass - 1) & 1;
     const std::size_t first = row_list + storage.in_offset;
     source = ValueSource<T>{arrays.list_values[in] + first, arrays.list_columns[in] + first, 0,
                             storage.in_count};
   }
-  if (write_list) {
+  if (sampled) {
+    // The warps' regions of list 1, one after the other (a barrier between them: each call
+    // starts its warp_kept copies afresh).
+    T* out_values = arrays.list_values[0] + row_list + storage.out_offset;
+    std::uint32_t* out_columns = arrays.list_columns[0] + row_list + storage.out_offset;
+    std::uint32_t copied = 0;
+    for (std::uint32_t w = 0; w < kSampleWarps; ++w) {
+      const std::size_t region =
+          row_list + (block * kSampleWarps + w) * std::size_t{arrays.sample.warp_cap};
+      const std::uint32_t entries = storage.sampled_counts[w];
+      const ValueSource<T> warp_region{arrays.list_values[1] + region,
+                                       arrays.list_columns[1] + region, 0, entries};
+      count_and_filter<T, true>(warp_region, prefix, shift, arrays.largest, storage.counts,
+                                out_values + copied, out_columns + copied, storage.warp_kept);
+      copied += entries;
+      __syncthreads();
+    }
+  } else if (write_list) {
     const int out = pass & 1;
     const std::size_t first = row_list + storage.out_offset;
     T* out_values = arrays.list_values[out] + first;
@@ -1186,8 +1229,8 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     // The next pass keeps the answers found so far (k - k_after: every value above the new
     // prefix) and the new prefix's candidates (this bucket): it filters when they fit a list.
     const unsigned long long kept = static_cast<unsigned long long>(arrays.k - k_after) + count;
-    if (pass + 1 < num_passes<T>() && kept <= arrays.list_capacity)
-      state->listed = listed | (1u << (pass + 1));
+    const bool filter_next = pass + 1 < num_passes<T>() && kept <= arrays.list_capacity;
+    if (filter_next || sampled) state->listed = listed | (filter_next ? 1u << (pass + 1) : 0u);
   }
   if (threadIdx.x == 0) {  // every block of the row has arrived
     state->ticket = 0;

@@ -12,12 +12,15 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "chapters/07_topk/sample_plan.hpp"
 #include "chapters/07_topk/select_digits.hpp"
 #include "chapters/07_topk/select_key.hpp"
 #include "chapters/07_topk/topk.hpp"
@@ -157,6 +160,27 @@ void model_topk_row(const std::vector<T>& row, std::size_t k, const TopkOptions&
   model_sort_answers(options.largest, values, indices);
 }
 
+/// The sample pass's bound for \p row (sample_plan.hpp): the select bits of the `plan.rank`-th
+/// largest of the row's `plan.samples` samples (sample_column()), and how many samples are at
+/// or above them. \p plan must be enabled.
+/// \param row the values of one row
+/// \param plan sample_plan() for the row
+/// \param largest the direction
+template <typename T>
+std::pair<std::uint64_t, std::uint32_t> model_sample_bound(const std::vector<T>& row,
+                                                           const SamplePlan& plan, bool largest) {
+  using Bits = typename SelectKey<T>::Bits;
+  std::vector<Bits> samples(plan.samples);
+  for (std::uint32_t i = 0; i < plan.samples; ++i)
+    samples[i] = SelectKey<T>::bits(
+        row[sample_column(i, plan.samples, static_cast<std::uint32_t>(row.size()))], largest);
+  std::sort(samples.begin(), samples.end(), std::greater<Bits>());
+  const Bits bound = samples[plan.rank - 1];
+  const auto at_or_above = static_cast<std::uint32_t>(
+      std::count_if(samples.begin(), samples.end(), [&](Bits bits) { return bits >= bound; }));
+  return {static_cast<std::uint64_t>(bound), at_or_above};
+}
+
 /// What candidate filtering did in one pass of the several-blocks-per-row model.
 struct FilterPass {
   bool read_lists = false;   ///< the blocks read their segments of the previous pass's list
@@ -171,8 +195,14 @@ struct FilterPass {
 /// per-block tallies (answers better than the k-th value, values equal to it), the offsets
 /// scanned from them in block order, and what candidate filtering did in every pass.
 struct BlockedGather {
-  std::vector<std::uint64_t> beyond;         ///< per block: values better than the k-th value
-  std::vector<std::uint64_t> equal;          ///< per block: values equal to it
+  SamplePlan sample;                  ///< the sample pass's plan (sample_plan(); may be disabled)
+  std::uint64_t sample_bound = 0;     ///< its bound: the sample's rank-th largest select bits
+  std::uint32_t at_or_above = 0;      ///< samples at or above the bound
+  bool sample_read = false;           ///< the sample pass read the row (it predicted no overflow)
+  bool sampled = false;               ///< it worked: pass 0 read its list
+  std::uint64_t sample_kept = 0;      ///< values of the row at or above the bound
+  std::vector<std::uint64_t> beyond;  ///< per block: values better than the k-th value
+  std::vector<std::uint64_t> equal;   ///< per block: values equal to it
   std::vector<std::uint64_t> beyond_before;  ///< exclusive sum of beyond in block order
   std::vector<std::uint64_t> equal_before;   ///< exclusive sum of equal in block order
   std::uint64_t capacity = 0;                ///< entries of one candidate list of the row
@@ -199,6 +229,12 @@ struct BlockedGather {
 /// - the row's digit is chosen from the sum of the block histograms; after the last pass each
 ///   block's beyond and equal counts are scanned in block order, and each block gathers its
 ///   segment of the last list (when the last pass filtered) or its span at those offsets.
+/// - before pass 0, when sample_plan() allows it (`options.sample`), the sample pass: the bound
+///   from the row's sample (model_sample_bound()); unless it predicts an overflow, each block's
+///   warps keep the values of their parts (warp_part()) at or above it, and it worked when no
+///   warp kept more than its region (`warp_cap`) and the row kept at least k. Then pass 0 reads
+///   each block's kept values (in column order) instead of its span and copies them all into
+///   list 0, and every later pass filters.
 /// The result must be model_topk_row()'s, element for element (also unsorted): the tests check
 /// that. For 1 <= k <= row length and values_per_block >= 1.
 /// \param row the values of one row
@@ -255,10 +291,45 @@ void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkO
   std::uint32_t chosen = 0;
   bool filters_next = false;  // the row state's flag for the next pass (none before pass 1)
   std::uint64_t kept_next = 0;
+  // The sample pass: its kept values go to list 1, one segment per block (the kernels put each
+  // warp's part in a region of its own; pass 0 reads them in warp order, which is this order).
+  // The model has no L2: kAuto runs the sample pass as kOn does (a GPU test that compares with
+  // the model asks for kOn or kOff, or its input is larger than the L2).
+  gather.sample = sample_plan(row.size(), k, blocks, capacity, options.sample != TopkSample::kOff);
+  if (gather.sample.enabled) {
+    const auto [bound, at_or_above] = model_sample_bound(row, gather.sample, options.largest);
+    gather.sample_bound = bound;
+    gather.at_or_above = at_or_above;
+    gather.sample_read = !bound_predicts_overflow(at_or_above, gather.sample.samples,
+                                                  static_cast<std::uint32_t>(row.size()),
+                                                  static_cast<std::uint32_t>(capacity));
+    bool overflow = false;
+    std::size_t fill = 0;
+    for (std::size_t b = 0; gather.sample_read && b < blocks; ++b) {
+      segment_offset[b] = fill;
+      for (std::uint32_t w = 0; w < kSampleWarps; ++w) {
+        std::uint32_t part_begin = 0, part_end = 0;
+        warp_part(static_cast<std::uint32_t>(span_begin(b)),
+                  static_cast<std::uint32_t>(span_end(b)), w, part_begin, part_end);
+        std::size_t warp_kept = 0;
+        for (std::size_t i = part_begin; i < part_end; ++i) {
+          if (SelectKey<T>::bits(row[i], options.largest) < bound) continue;
+          ++warp_kept;
+          if (fill < capacity) lists[1][fill++] = Entry{row[i], i};
+        }
+        overflow = overflow || warp_kept > gather.sample.warp_cap;
+        gather.sample_kept += warp_kept;
+      }
+      segment_count[b] = fill - segment_offset[b];
+    }
+    gather.sampled = gather.sample_read && !overflow && gather.sample_kept >= k;
+    filters_next = gather.sampled;  // pass 0 copies the whole list
+    kept_next = gather.sampled ? gather.sample_kept : 0;
+  }
   for (int pass = 0; pass < num_passes<T>(); ++pass) {
     const int shift = digit_shift<T>(pass);
     FilterPass step;
-    step.read_lists = pass > 0 && gather.passes.back().wrote_lists;
+    step.read_lists = pass > 0 ? gather.passes.back().wrote_lists : gather.sampled;
     step.wrote_lists = filters_next;
     step.kept = filters_next ? kept_next : 0;
     const int in = (pass - 1) & 1, out = pass & 1;
@@ -280,8 +351,9 @@ void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkO
         if (static_cast<Bits>(bits & prefix.mask) >= prefix.desired) kept.push_back(entry);
       }
       if (!step.wrote_lists) continue;
-      // reserve what the tally predicts, then filter into the segment
-      const std::uint64_t reserved = gather.beyond[b] + matching;
+      // reserve what the tally predicts (pass 0: the sample pass's entries), then filter into
+      // the segment
+      const std::uint64_t reserved = pass == 0 ? input.size() : gather.beyond[b] + matching;
       require(kept.size() == reserved, [&] {
         return "model_topk_row_blocks: block " + std::to_string(b) + " of pass " +
                std::to_string(pass) + " keeps " + std::to_string(kept.size()) +

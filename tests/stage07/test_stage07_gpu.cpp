@@ -85,6 +85,8 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(TopkOptions opti
   one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
   several.schedule = stage07::TopkSchedule::kBlocksPerRow;
   several.values_per_block = stage07::kTestValuesPerBlock;
+  // The tests' inputs are smaller than the L2, where kAuto would leave the sample pass out.
+  several.sample = stage07::TopkSample::kOn;
   per_warp.schedule = stage07::TopkSchedule::kWarpPerRow;
   std::vector<std::pair<std::string, TopkOptions>> schedules = {
       {"one block per row", one}, {"several blocks per row", several}};
@@ -114,11 +116,17 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
                                 shape.rows * sizeof(stage07::RowState), cudaMemcpyDeviceToHost));
   std::vector<T> row, values;
   std::vector<std::int64_t> indices;
+  // The model has no L2: resolve kAuto as topk() did.
+  TopkOptions model_options = options;
+  model_options.sample =
+      stage07::sample_pass_wanted(options, input.size() * sizeof(T), sortlab::l2_cache_bytes())
+          ? stage07::TopkSample::kOn
+          : stage07::TopkSample::kOff;
   for (std::size_t r = 0; r < shape.rows; ++r) {
     const auto first = input.begin() + static_cast<std::ptrdiff_t>(r * shape.row_length);
     row.assign(first, first + static_cast<std::ptrdiff_t>(shape.row_length));
     stage07::BlockedGather record;
-    stage07::model_topk_row_blocks(row, k, options, split.values_per_block, values, indices,
+    stage07::model_topk_row_blocks(row, k, model_options, split.values_per_block, values, indices,
                                    &record);
     std::uint32_t expected = 0;
     for (std::size_t p = 0; p < record.passes.size(); ++p)
@@ -390,6 +398,55 @@ TYPED_TEST(Stage07Gpu, AllEqualAndTwoValueRowsFallBack) {
 // Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several
 // blocks per row with the rule's span, on uniform values and on few distinct ones (many ties
 // spread over every block). Unsorted for k beyond the sort's tile.
+// The sample pass of several blocks per row (sample_pass.cuh): rows of 8191 values (rows 1 and
+// 2 start off a 16-byte boundary, so the warps take the one-value path) and of 12288, every
+// distribution, k = 1, 7, 64, with the sample pass and without. Uniform rows keep few values
+// above the bound and pass 0 reads the list; sorted rows put them all in one warp's part, which
+// overflows its region; all-equal rows are caught by the sample itself; with k = 64 the regions
+// (4 entries per warp here) often overflow. compare_filter_flags() checks on every row that pass
+// 0 read the list exactly when the model's sample pass worked, and the test checks that both
+// outcomes occurred.
+TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  std::size_t worked = 0, failed = 0;
+  for (const Shape& shape : {Shape{3, 8191}, Shape{1, 12288}}) {
+    if (shape.rows * shape.row_length > max_test_n()) GTEST_SKIP() << "exceeds SORTLAB_TEST_MAX_N";
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const std::size_t n = shape.rows * shape.row_length;
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + 7 * n);
+      const std::vector<T> first_row(input.begin(),
+                                     input.begin() + static_cast<std::ptrdiff_t>(shape.row_length));
+      for (std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{64}})
+        for (bool largest : {true, false})
+          for (bool sample : {true, false}) {
+            TopkOptions options{largest, true};
+            options.schedule = stage07::TopkSchedule::kBlocksPerRow;
+            options.values_per_block = stage07::kTestValuesPerBlock;
+            options.sample = sample ? stage07::TopkSample::kOn : stage07::TopkSample::kOff;
+            SCOPED_TRACE(sortlab::to_string(distribution) + " rows=" + std::to_string(shape.rows) +
+                         " length=" + std::to_string(shape.row_length) + " k=" + std::to_string(k) +
+                         (largest ? " largest" : " smallest") +
+                         (sample ? " sample" : " no sample"));
+            const std::string difference = run_and_compare(input, shape, k, options);
+            ASSERT_TRUE(difference.empty()) << difference;
+            stage07::BlockedGather record;
+            std::vector<T> values;
+            std::vector<std::int64_t> indices;
+            stage07::model_topk_row_blocks(first_row, k, options, stage07::kTestValuesPerBlock,
+                                           values, indices, &record);
+            if (!sample) {
+              ASSERT_FALSE(record.sample.enabled);
+            }
+            worked += record.sampled ? 1 : 0;
+            failed += sample && !record.sampled ? 1 : 0;
+          }
+    }
+  }
+  EXPECT_GT(worked, 0u);
+  EXPECT_GT(failed, 0u);
+}
+
 TEST(Stage07GpuLarge, LongRowsEverySchedule) {
   const std::uint64_t seed = test_seed();
   const std::vector<Shape> shapes = {

@@ -213,17 +213,24 @@ void check_select_invariants(std::uint64_t seed) {
   }
 }
 
-/// The invariants of candidate filtering in a record of the blocked model: pass 0 neither reads
-/// nor writes a list; pass p reads lists exactly when pass p - 1 wrote them, and then reads what
+/// The invariants of candidate filtering in a record of the blocked model: pass 0 reads and
+/// writes a list exactly when the sample pass worked (and then its list held at least k values);
+/// pass p reads lists exactly when pass p - 1 wrote them, and then reads what
 /// that pass kept; a pass writes only what fits, and once a pass writes, every later pass does
 /// (the kept entries only shrink); the gather reads the last pass's list exactly when that pass
 /// wrote one.
 template <typename T>
-void check_filter_passes(const stage07::BlockedGather& record, std::size_t length) {
+void check_filter_passes(const stage07::BlockedGather& record, std::size_t length, std::size_t k) {
   ASSERT_EQ(record.passes.size(), static_cast<std::size_t>(stage07::num_passes<T>()));
-  ASSERT_FALSE(record.passes[0].read_lists);
-  ASSERT_FALSE(record.passes[0].wrote_lists);
-  ASSERT_EQ(record.passes[0].read, length);
+  // Pass 0 reads the sample pass's list exactly when that pass worked, and then copies it all.
+  ASSERT_EQ(record.passes[0].read_lists, record.sampled);
+  ASSERT_EQ(record.passes[0].wrote_lists, record.sampled);
+  ASSERT_EQ(record.passes[0].read, record.sampled ? record.sample_kept : length);
+  if (record.sampled) {
+    ASSERT_TRUE(record.sample.enabled && record.sample_read);
+    ASSERT_GE(record.sample_kept, k);
+    ASSERT_EQ(record.passes[0].kept, record.sample_kept);
+  }
   for (std::size_t p = 1; p < record.passes.size(); ++p) {
     const auto& pass = record.passes[p];
     const auto& previous = record.passes[p - 1];
@@ -296,6 +303,7 @@ TYPED_TEST(Stage07Typed, BlockedModelEqualsTheOneBlockModel) {
   using T = TypeParam;
   const std::uint64_t seed = sortlab::testing::test_seed();
   const std::size_t share = stage07::kTestValuesPerBlock;
+  std::size_t sampled_cases = 0, sample_fallbacks = 0;  // the sample pass worked / read but failed
   for (sortlab::Distribution distribution : sortlab::all_distributions()) {
     for (std::size_t length : {std::size_t{1}, std::size_t{7}, std::size_t{600}, 3 * share + 17}) {
       const auto row = sortlab::generate_keys<T>(distribution, length, seed ^ (length * 77));
@@ -306,43 +314,50 @@ TYPED_TEST(Stage07Typed, BlockedModelEqualsTheOneBlockModel) {
           if (k == 0 || k > length) continue;
           for (std::size_t capacity : {std::size_t{0}, length})
             for (bool largest : {true, false})
-              for (bool sorted : {true, false}) {
-                SCOPED_TRACE(
-                    sortlab::testing::case_label(length, sortlab::to_string(distribution), seed) +
-                    " span=" + std::to_string(span) + " k=" + std::to_string(k) +
-                    (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted") +
-                    " capacity=" + std::to_string(capacity));
-                std::vector<T> one_values, blocked_values;
-                std::vector<std::int64_t> one_indices, blocked_indices;
-                stage07::BlockedGather record;
-                stage07::model_topk_row(row, k, TopkOptions{largest, sorted}, one_values,
-                                        one_indices);
-                stage07::model_topk_row_blocks(row, k, TopkOptions{largest, sorted}, span,
-                                               blocked_values, blocked_indices, &record, capacity);
-                ASSERT_EQ(blocked_indices, one_indices);
-                check_filter_passes<T>(record, length);
-                if (::testing::Test::HasFatalFailure()) return;
-                const std::string difference = stage07::compare_topk(
-                    one_values, one_indices, blocked_values, blocked_indices, 1, k, true);
-                ASSERT_TRUE(difference.empty()) << difference;
-                // The tallies cover the row: every beyond value is an answer, and the equal
-                // values are at least the ones taken.
-                const auto trace = stage07::model_radix_select(row, k, largest);
-                std::uint64_t beyond = 0, equal = 0;
-                for (std::size_t b = 0; b < record.beyond.size(); ++b) {
-                  ASSERT_EQ(record.beyond_before[b], beyond);
-                  ASSERT_EQ(record.equal_before[b], equal);
-                  beyond += record.beyond[b];
-                  equal += record.equal[b];
+              for (bool sorted : {true, false})
+                for (bool sample : {true, false}) {
+                  SCOPED_TRACE(
+                      sortlab::testing::case_label(length, sortlab::to_string(distribution), seed) +
+                      " span=" + std::to_string(span) + " k=" + std::to_string(k) +
+                      (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted") +
+                      " capacity=" + std::to_string(capacity) + (sample ? " sample" : ""));
+                  std::vector<T> one_values, blocked_values;
+                  std::vector<std::int64_t> one_indices, blocked_indices;
+                  stage07::BlockedGather record;
+                  TopkOptions options{largest, sorted};
+                  options.sample = sample ? stage07::TopkSample::kOn : stage07::TopkSample::kOff;
+                  stage07::model_topk_row(row, k, options, one_values, one_indices);
+                  stage07::model_topk_row_blocks(row, k, options, span, blocked_values,
+                                                 blocked_indices, &record, capacity);
+                  ASSERT_EQ(blocked_indices, one_indices);
+                  sampled_cases += record.sampled ? 1 : 0;
+                  sample_fallbacks += record.sample_read && !record.sampled ? 1 : 0;
+                  check_filter_passes<T>(record, length, k);
+                  if (::testing::Test::HasFatalFailure()) return;
+                  const std::string difference = stage07::compare_topk(
+                      one_values, one_indices, blocked_values, blocked_indices, 1, k, true);
+                  ASSERT_TRUE(difference.empty()) << difference;
+                  // The tallies cover the row: every beyond value is an answer, and the equal
+                  // values are at least the ones taken.
+                  const auto trace = stage07::model_radix_select(row, k, largest);
+                  std::uint64_t beyond = 0, equal = 0;
+                  for (std::size_t b = 0; b < record.beyond.size(); ++b) {
+                    ASSERT_EQ(record.beyond_before[b], beyond);
+                    ASSERT_EQ(record.equal_before[b], equal);
+                    beyond += record.beyond[b];
+                    equal += record.equal[b];
+                  }
+                  ASSERT_EQ(record.beyond.size(), (length + span - 1) / span);
+                  ASSERT_EQ(beyond, trace.beyond);
+                  ASSERT_GE(equal, trace.equal_taken);
                 }
-                ASSERT_EQ(record.beyond.size(), (length + span - 1) / span);
-                ASSERT_EQ(beyond, trace.beyond);
-                ASSERT_GE(equal, trace.equal_taken);
-              }
         }
       }
     }
   }
+  // Lists as long as the row let the sample pass run on the 1553-value rows: both outcomes occur.
+  EXPECT_GT(sampled_cases, 0u);
+  EXPECT_GT(sample_fallbacks, 0u);
 }
 
 /// Runs the blocked model on \p row with the kernels' list capacity and the tests' span, checks
@@ -366,7 +381,7 @@ stage07::BlockedGather blocked_record(const std::vector<T>& row, std::size_t k,
   EXPECT_TRUE(stage07::compare_topk(want_values, want_indices, blocked_values, blocked_indices, 1,
                                     k, options.sorted)
                   .empty());
-  check_filter_passes<T>(record, row.size());
+  check_filter_passes<T>(record, row.size(), k);
   return record;
 }
 
@@ -392,7 +407,9 @@ TYPED_TEST(Stage07Typed, ListJustFitsAndJustOverflows) {
                      " k=" + std::to_string(c.k) + (largest ? " largest" : " smallest") +
                      (sorted ? " sorted" : " unsorted"));
         const auto row = stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed);
-        const auto record = blocked_record(row, c.k, TopkOptions{largest, sorted});
+        TopkOptions options{largest, sorted};
+        options.sample = stage07::TopkSample::kOff;  // the digit passes' own filtering
+        const auto record = blocked_record(row, c.k, options);
         if (::testing::Test::HasFatalFailure()) return;
         ASSERT_EQ(record.passes[1].wrote_lists, c.fits);
         if (c.fits) {
@@ -427,12 +444,13 @@ TYPED_TEST(Stage07Typed, OneBlockListJustFitsAndJustOverflows) {
       std::vector<T> one_values, blocked_values;
       std::vector<std::int64_t> one_indices, blocked_indices;
       stage07::BlockedGather record;
-      const TopkOptions options{largest, false};
+      TopkOptions options{largest, false};
+      options.sample = stage07::TopkSample::kOff;  // one block per row has no sample pass
       stage07::model_topk_row(row, c.k, options, one_values, one_indices);
       stage07::model_topk_row_blocks(row, c.k, options, length, blocked_values, blocked_indices,
                                      &record, stage07::kOneBlockListEntries);
       ASSERT_EQ(blocked_indices, one_indices);
-      check_filter_passes<T>(record, length);
+      check_filter_passes<T>(record, length, c.k);
       if (::testing::Test::HasFatalFailure()) return;
       ASSERT_EQ(record.passes[1].wrote_lists, c.fits);
       ASSERT_EQ(record.gather_from_lists, c.fits || record.passes.size() > 2);
@@ -466,6 +484,8 @@ TYPED_TEST(Stage07Typed, AllEqualAndTwoValueRowsFallBack) {
         if (::testing::Test::HasFatalFailure()) return;
         for (const auto& pass : record.passes) ASSERT_FALSE(pass.wrote_lists);
         ASSERT_FALSE(record.gather_from_lists);
+        // Where the sample pass may run, its sample already shows the ties: it does not read.
+        ASSERT_FALSE(record.sample_read);
       }
 }
 
@@ -482,7 +502,9 @@ TEST(Stage07Filter, UniformRowsReadTheRowThreeTimes) {
   std::vector<float> values;
   std::vector<std::int64_t> indices;
   stage07::BlockedGather record;
-  stage07::model_topk_row_blocks(row, 64, TopkOptions{}, 4096, values, indices, &record);
+  TopkOptions digit_passes_only;
+  digit_passes_only.sample = stage07::TopkSample::kOff;
+  stage07::model_topk_row_blocks(row, 64, digit_passes_only, 4096, values, indices, &record);
   ASSERT_EQ(record.capacity, 4096u);
   EXPECT_FALSE(record.passes[1].wrote_lists);
   EXPECT_TRUE(record.passes[2].wrote_lists);
@@ -496,6 +518,133 @@ TEST(Stage07Filter, UniformRowsReadTheRowThreeTimes) {
   stage07::reference_topk(row, 1, row.size(), 64, true, want_values, want_indices);
   EXPECT_TRUE(
       stage07::compare_topk(want_values, want_indices, values, indices, 1, 64, true).empty());
+}
+
+// The same row with the sample pass: the bound from 4096 samples keeps a few hundred values,
+// so the row is read once (by the sample pass) and every digit pass reads the list.
+TEST(Stage07Filter, UniformRowsWithTheSampleReadTheRowOnce) {
+  std::mt19937_64 random(sortlab::testing::test_seed());
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> row(std::size_t{1} << 16);
+  for (float& value : row) value = uniform(random);
+  std::vector<float> values;
+  std::vector<std::int64_t> indices;
+  stage07::BlockedGather record;
+  stage07::model_topk_row_blocks(row, 64, TopkOptions{}, 4096, values, indices, &record);
+  ASSERT_TRUE(record.sample.enabled);
+  EXPECT_EQ(record.sample.samples, 4096u);
+  // mu = 4096 x 64 / 65536 = 4: r = ceil(4 + 8 + 4) = 16, about 16 x 16 = 256 values kept.
+  EXPECT_EQ(record.sample.rank, 16u);
+  EXPECT_EQ(record.sample.warp_cap, 4096u / (16 * stage07::kSampleWarps));
+  ASSERT_TRUE(record.sample_read);
+  ASSERT_TRUE(record.sampled);
+  EXPECT_GE(record.sample_kept, 64u);
+  EXPECT_LT(record.sample_kept, 1024u);
+  for (const auto& pass : record.passes) {
+    EXPECT_TRUE(pass.read_lists);
+    EXPECT_TRUE(pass.wrote_lists);
+  }
+  EXPECT_EQ(record.passes[0].read, record.sample_kept);
+  EXPECT_TRUE(record.gather_from_lists);
+  std::vector<float> want_values;
+  std::vector<std::int64_t> want_indices;
+  stage07::reference_topk(row, 1, row.size(), 64, true, want_values, want_indices);
+  EXPECT_TRUE(
+      stage07::compare_topk(want_values, want_indices, values, indices, 1, 64, true).empty());
+}
+
+// A sorted row puts every value above the bound in the last block's last warp part, whose
+// region (a share of the list) is too small: the sample pass fails there and pass 0 reads the
+// row, with the same output. Ascending with largest = true and descending with largest = false
+// are that case; the other two put the answers at the front.
+TEST(Stage07Filter, SortedRowsOverflowAWarpRegionAndFallBack) {
+  const std::size_t length = std::size_t{1} << 16;
+  std::vector<float> ascending(length);
+  for (std::size_t i = 0; i < length; ++i) ascending[i] = static_cast<float>(i);
+  std::vector<float> values;
+  std::vector<std::int64_t> indices;
+  stage07::BlockedGather record;
+  stage07::model_topk_row_blocks(ascending, 64, TopkOptions{}, 4096, values, indices, &record);
+  ASSERT_TRUE(record.sample.enabled);
+  EXPECT_TRUE(record.sample_read);
+  EXPECT_FALSE(record.sampled);
+  EXPECT_FALSE(record.passes[0].read_lists);
+  std::vector<float> want_values;
+  std::vector<std::int64_t> want_indices;
+  stage07::reference_topk(ascending, 1, length, 64, true, want_values, want_indices);
+  EXPECT_TRUE(
+      stage07::compare_topk(want_values, want_indices, values, indices, 1, 64, true).empty());
+}
+
+TEST(Stage07Sample, PlanArithmetic) {
+  using stage07::sample_plan;
+  // One row of 2^28 in 528 blocks, k = 1024: mu = 4096 x 1024 / 2^28 = 1/64, r = ceil(4.52) = 5.
+  const std::size_t n = std::size_t{1} << 28;
+  auto plan = sample_plan(n, 1024, 528, stage07::candidate_capacity(n), true);
+  ASSERT_TRUE(plan.enabled);
+  EXPECT_EQ(plan.samples, stage07::kMaxSamples);
+  EXPECT_EQ(plan.rank, 5u);
+  EXPECT_EQ(plan.warp_cap, stage07::candidate_capacity(n) / (528 * stage07::kSampleWarps));
+  EXPECT_FALSE(sample_plan(n, 1024, 528, stage07::candidate_capacity(n), false).enabled);
+  // k = 1: r = ceil(4 + a little) = 5 (the bound is the fifth largest sample).
+  EXPECT_EQ(sample_plan(n, 1, 528, stage07::candidate_capacity(n), true).rank, 5u);
+  // 1% of 2^28 (2684354): mu = 40.96, r = ceil(40.96 + 25.6 + 4) = 71, 71 x 2^16 kept values,
+  // under half of the 2^24-entry list.
+  plan = sample_plan(n, 2684354, 528, stage07::candidate_capacity(n), true);
+  ASSERT_TRUE(plan.enabled);
+  EXPECT_EQ(plan.rank, 71u);
+  // A vocabulary of 128256 in 32 blocks, k = 2048: S = 4096, mu = 65.4, r = ceil(65.4 + 32.4 +
+  // 4) = 102, about 3194 kept, under half of the 8016-entry list.
+  plan = sample_plan(128256, 2048, 32, stage07::candidate_capacity(128256), true);
+  ASSERT_TRUE(plan.enabled);
+  EXPECT_EQ(plan.rank, 102u);
+  EXPECT_EQ(plan.warp_cap, 8016u / (32 * stage07::kSampleWarps));
+  // k = 2048 of 32000: about a tenth of the row would be kept, more than half the list.
+  EXPECT_FALSE(sample_plan(32000, 2048, 8, stage07::candidate_capacity(32000), true).enabled);
+  // Rows under 64 x 16 values draw too few samples.
+  EXPECT_FALSE(sample_plan(1023, 1, 1, stage07::candidate_capacity(1023), true).enabled);
+  // Short rows: k = 1 keeps r = 6 samples' worth, 6 x 16 = 96 values, which must be at most
+  // half of the n / 16 list: from 3072 values on.
+  EXPECT_FALSE(sample_plan(3071, 1, 1, stage07::candidate_capacity(3071), true).enabled);
+  EXPECT_TRUE(sample_plan(3072, 1, 1, stage07::candidate_capacity(3072), true).enabled);
+  // Every warp of every block needs a region of at least one entry.
+  EXPECT_TRUE(sample_plan(65536, 1, 512, stage07::candidate_capacity(65536), true).enabled);
+  EXPECT_FALSE(sample_plan(65536, 1, 513, stage07::candidate_capacity(65536), true).enabled);
+}
+
+TEST(Stage07Sample, ColumnsAreOnePerStratumInOrder) {
+  for (std::uint32_t n : {1024u, 1553u, 128256u, (1u << 31) - 1}) {
+    const std::uint32_t samples = std::min<std::uint32_t>(stage07::kMaxSamples, n / 16);
+    std::uint32_t previous = 0;
+    for (std::uint32_t i = 0; i < samples; ++i) {
+      const std::uint32_t column = stage07::sample_column(i, samples, n);
+      ASSERT_GE(std::uint64_t{column}, std::uint64_t{i} * n / samples) << n << " " << i;
+      ASSERT_LT(std::uint64_t{column}, (std::uint64_t{i} + 1) * n / samples) << n << " " << i;
+      if (i > 0) {
+        ASSERT_GT(column, previous);
+      }
+      previous = column;
+    }
+  }
+}
+
+TEST(Stage07Sample, WarpPartsCoverTheSpanInOrder) {
+  for (std::uint32_t begin : {0u, 512u, 4096u})
+    for (std::uint32_t length : {0u, 1u, 31u, 256u, 257u, 512u, 4095u, 508400u}) {
+      std::uint32_t expected = begin;
+      for (std::uint32_t w = 0; w < stage07::kSampleWarps; ++w) {
+        std::uint32_t part_begin = 0, part_end = 0;
+        stage07::warp_part(begin, begin + length, w, part_begin, part_end);
+        ASSERT_EQ(part_begin, expected) << begin << " " << length << " " << w;
+        ASSERT_LE(part_begin, part_end);
+        // Parts start at multiples of 32 values from the span's start (empty ones at its end).
+        if (part_begin < begin + length) {
+          ASSERT_EQ((part_begin - begin) % 32u, 0u);
+        }
+        expected = part_end;
+      }
+      ASSERT_EQ(expected, begin + length);
+    }
 }
 
 TEST(Stage07Filter, CapacityIsASixteenthOfTheRowRoundedUp) {

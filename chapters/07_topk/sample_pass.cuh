@@ -1,0 +1,220 @@
+/// \file
+/// \brief The sample pass of the several-blocks-per-row schedule (sample_plan.hpp says why):
+/// every block of a row draws the row's sample, finds the bound (the sample's r-th largest
+/// select bits) and copies the values of its span at or above the bound, in column order, into
+/// its region of the row's candidate list 1; pass 0 then reads those regions instead of the row
+/// (topk_count_pass_kernel). Phases:
+/// - **sample**: S values of the row at sample_column(); the same S in every block of the row,
+///   so every block finds the same bound without talking to the others;
+/// - **bound**: a radix select of the samples' r-th largest select bits, the digit passes of
+///   radix_select_row() on S values held in registers;
+/// - **filter**: each warp reads its contiguous part of the span (16-byte loads where the part is
+///   aligned) and writes the values at or above the bound to its own region of the list, in
+///   column order, with a warp scan; no barrier orders the warps, so loads stay in flight as in
+///   the count phase. A warp whose values do not fit its region counts on and marks the row as
+///   failed; so does every block when the sample predicts an overflow (then no block reads).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "chapters/07_topk/sample_plan.hpp"
+#include "chapters/07_topk/topk_kernels.cuh"
+
+namespace sortlab::stage07 {
+
+/// Phases **sample** and **bound** (all threads call it): draws the row's samples and leaves
+/// the select bits of the sample's `plan.rank`-th largest in `storage.desired`. Returns how many
+/// samples are at or above that bound (the same in every thread).
+template <typename T>
+__device__ __forceinline__ std::uint32_t sample_bound(
+    const T* row, std::uint32_t row_length, const SamplePlan& plan, bool largest,
+    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage) {
+  using Bits = typename SelectKey<T>::Bits;
+  constexpr int kPerThread = static_cast<int>(kMaxSamples) / kBlockThreads;
+  static_assert(kMaxSamples % kBlockThreads == 0, "whole samples per thread");
+  Bits bits[kPerThread];
+  // Every load is issued before any is used: the samples are scattered, one 32-byte sector each.
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    const std::uint32_t i = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
+    bits[j] = i < plan.samples
+                  ? SelectKey<T>::bits(row[sample_column(i, plan.samples, row_length)], largest)
+                  : Bits{0};
+  }
+  if (threadIdx.x == 0) {
+    storage.desired = 0;
+    storage.mask = 0;
+    storage.k_left = plan.rank;
+  }
+#pragma unroll 1
+  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+    const int shift = digit_shift<T>(pass);
+    storage.counts[threadIdx.x] = 0;
+    __syncthreads();  // counters zeroed, the prefix of the previous pass visible
+    SelectPrefix<Bits> prefix;
+    prefix.desired = storage.desired;
+    prefix.mask = storage.mask;
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+      const std::uint32_t i = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
+      if (i < plan.samples && prefix.matches(bits[j]))
+        atomicAdd(storage.counts + digit_at(bits[j], shift), 1u);
+    }
+    __syncthreads();
+    const std::uint32_t digit = owned_digit();
+    const std::uint32_t count = storage.counts[digit];
+    const std::uint32_t k_left = storage.k_left;
+    std::uint32_t above = 0;
+    if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
+      prefix.fix(digit, shift);
+      storage.desired = prefix.desired;
+      storage.mask = prefix.mask;
+      storage.k_left = k_left - above;
+      // Samples above the bound (rank - k_left of them so far) plus those equal to it.
+      storage.at_or_above = plan.rank - (k_left - above) + count;
+    }
+  }
+  __syncthreads();
+  return storage.at_or_above;
+}
+
+/// Phase **filter** for one warp (all 32 lanes call it): copies every value of
+/// `row[part_begin, part_end)` whose select bits are at least \p bound, with its column, to
+/// `out_values` / `out_columns` in column order, writing at most \p cap entries; returns how
+/// many there are (possibly more than \p cap: the caller then knows the region overflowed).
+/// Most steps keep nothing, and one vote skips their scan.
+template <typename T>
+__device__ __forceinline__ std::uint32_t warp_filter_at_or_above(
+    const T* row, std::uint32_t part_begin, std::uint32_t part_end,
+    typename SelectKey<T>::Bits bound, bool largest, T* out_values, std::uint32_t* out_columns,
+    std::uint32_t cap) {
+  using Bits = typename SelectKey<T>::Bits;
+  constexpr std::uint32_t kPerVector = sizeof(uint4) / sizeof(T);
+  constexpr int kVectors = kCountVectorsPerThread;
+  const unsigned lane = threadIdx.x & 31u;
+  std::uint32_t written = 0;  // the same in every lane
+  // One lane's entries of one step, ranked: where the lane's first kept entry goes.
+  const auto place = [&](std::uint32_t kept_here) {
+    const std::uint32_t inclusive = warp_inclusive_sum(kept_here);
+    const std::uint32_t at = written + inclusive - kept_here;
+    written += __shfl_sync(0xffffffffu, inclusive, 31);
+    return at;
+  };
+  const std::uint32_t length = part_end - part_begin;
+  const T* part = row + part_begin;
+  std::uint32_t done = 0;  // values of the part handled by the word loop
+  if (reinterpret_cast<std::uintptr_t>(part) % sizeof(uint4) == 0) {
+    const uint4* words = reinterpret_cast<const uint4*>(part);
+    const std::uint32_t whole = length / kPerVector;
+    for (std::uint32_t step = 0; step < whole; step += 32u * kVectors) {
+      uint4 loaded[kVectors];
+#pragma unroll
+      for (int u = 0; u < kVectors; ++u) {
+        const std::uint32_t w = step + static_cast<std::uint32_t>(u) * 32u + lane;
+        loaded[u] = w < whole ? words[w] : make_uint4(0u, 0u, 0u, 0u);
+      }
+      std::uint32_t kept[kVectors];
+      bool any = false;
+#pragma unroll
+      for (int u = 0; u < kVectors; ++u) {
+        const std::uint32_t w = step + static_cast<std::uint32_t>(u) * 32u + lane;
+        T items[kPerVector];
+        memcpy(items, &loaded[u], sizeof(uint4));
+        kept[u] = 0;
+#pragma unroll
+        for (std::uint32_t e = 0; e < kPerVector; ++e)
+          if (w < whole && SelectKey<T>::bits(items[e], largest) >= bound) kept[u] |= 1u << e;
+        any = any || kept[u] != 0;
+      }
+      if (!__any_sync(0xffffffffu, any)) continue;
+#pragma unroll
+      for (int u = 0; u < kVectors; ++u) {
+        const std::uint32_t w = step + static_cast<std::uint32_t>(u) * 32u + lane;
+        std::uint32_t at = place(static_cast<std::uint32_t>(__popc(kept[u])));
+        T items[kPerVector];
+        memcpy(items, &loaded[u], sizeof(uint4));
+#pragma unroll
+        for (std::uint32_t e = 0; e < kPerVector; ++e) {
+          if ((kept[u] >> e) & 1u) {
+            if (at < cap) {
+              out_values[at] = items[e];
+              out_columns[at] = part_begin + w * kPerVector + e;
+            }
+            ++at;
+          }
+        }
+      }
+    }
+    done = whole * kPerVector;
+  }
+  // The rest one value per lane: all of an unaligned part, the tail of an aligned one.
+  constexpr int kItems = kFilterItemsPerThread;
+  for (std::uint32_t step = done; step < length; step += 32u * kItems) {
+    T items[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t i = step + static_cast<std::uint32_t>(j) * 32u + lane;
+      items[j] = i < length ? part[i] : T{};
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t i = step + static_cast<std::uint32_t>(j) * 32u + lane;
+      const bool keep = i < length && SelectKey<T>::bits(items[j], largest) >= bound;
+      const std::uint32_t at = place(keep ? 1u : 0u);
+      if (keep && at < cap) {
+        out_values[at] = items[j];
+        out_columns[at] = part_begin + i;
+      }
+    }
+  }
+  return written;
+}
+
+/// The sample pass; grid = num_rows x blocks_per_row, launched after the row states are zeroed
+/// and before pass 0, only when `arrays.sample.enabled`. Each block finds the row's bound
+/// (**sample**, **bound**) and, unless the sample predicts an overflow, filters its span
+/// (**filter**): warp w of block b writes to entries `(b x kSampleWarps + w) x warp_cap` on of
+/// the row's list 1, its count to the block's counts in the scratch (word w, read by pass 0
+/// before it writes its own counts there), and adds it to the row's `fill[1]`; a warp that
+/// overflowed, or a block whose sample predicts an overflow, sets `sample_failed`. Pass 0 reads
+/// the lists exactly when nothing failed and `fill[1]` reaches k.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
+    topk_sample_pass_kernel(MultiBlockArrays<T> arrays) {
+  using Bits = typename SelectKey<T>::Bits;
+  static_assert(kSampleWarps == kBlockThreads / 32, "every warp of the block filters");
+  __shared__ typename TopkStorage<Bits>::Select storage;
+  const std::size_t slot = blockIdx.x;
+  const std::size_t row_index = slot / arrays.blocks_per_row;
+  const std::size_t block = slot % arrays.blocks_per_row;
+  const std::size_t begin = block * arrays.values_per_block;
+  const std::size_t end = span_end(begin, arrays);
+  const T* row = arrays.values_in + row_index * arrays.row_length;
+  RowState* state = arrays.row_states + row_index;
+
+  const std::uint32_t at_or_above =
+      sample_bound<T>(row, arrays.row_length, arrays.sample, arrays.largest, storage);
+  const Bits bound = storage.desired;
+  if (bound_predicts_overflow(at_or_above, arrays.sample.samples, arrays.row_length,
+                              arrays.list_capacity)) {
+    if (threadIdx.x == 0) atomicOr(&state->sample_failed, 1u);
+    return;
+  }
+  const std::uint32_t warp = threadIdx.x >> 5;
+  std::uint32_t part_begin = 0, part_end = 0;
+  warp_part(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end), warp, part_begin,
+            part_end);
+  const std::size_t region = row_index * arrays.list_capacity +
+                             (block * kSampleWarps + warp) * std::size_t{arrays.sample.warp_cap};
+  const std::uint32_t kept = warp_filter_at_or_above<T>(
+      row, part_begin, part_end, bound, arrays.largest, arrays.list_values[1] + region,
+      arrays.list_columns[1] + region, arrays.sample.warp_cap);
+  if ((threadIdx.x & 31u) == 0) {
+    arrays.counts[slot * kNumDigits + warp] = kept;
+    if (kept > arrays.sample.warp_cap) atomicOr(&state->sample_failed, 1u);
+    atomicAdd(&state->fill[1], kept);
+  }
+}
+
+}  // namespace sortlab::stage07

@@ -1,0 +1,137 @@
+/// \file
+/// \brief The sampled bound of the several-blocks-per-row schedule: a lower bound on the k-th
+/// value, found from a sample of the row, so that one read of the row keeps only the values at
+/// or above it and every digit pass after reads that short list instead of the row.
+///
+/// Radix select reads a row once per digit until a pass's prefix leaves few enough candidates to
+/// filter into a list; on uniform floats, whose top digit is the same for half the row, that is
+/// three reads of the row (README). A sample says where the k-th value lies before any pass
+/// runs: among S values drawn from the row, about S k / n are at or above it, so the sample's
+/// r-th largest value, with r a few standard deviations above S k / n, is at most the k-th value
+/// with high probability, and about r n / S values of the row are at or above it. One read then
+/// copies those values (in column order) into the candidate list, and pass 0 starts from the
+/// list. Whether it worked is known exactly after that read: it did when the list holds at least
+/// k values and nothing overflowed (then the k-th value and everything the gather needs are in
+/// it: every answer is at least the k-th value, which is at least the bound); otherwise pass 0
+/// reads the row as before, and the sample cost one extra read. A sample whose bound is shared by
+/// many values (few distinct values, all equal) predicts the overflow, and then the read is
+/// skipped. Everything here is host and device code, so the CPU model takes the same sample, the
+/// same bound and the same decision as the kernels.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "chapters/07_topk/select_key.hpp"
+
+namespace sortlab::stage07 {
+
+/// Most values a row's sample takes (16 per thread of a 256-thread block).
+inline constexpr std::uint32_t kMaxSamples = 4096;
+/// A sample takes at most one value in this many of the row, so that drawing it costs a small
+/// part of one read of the row.
+inline constexpr std::uint32_t kSampleStride = 16;
+/// Fewest samples worth a bound: below this the rule keeps the plain passes.
+inline constexpr std::uint32_t kMinSamples = 64;
+/// Warps of a block that filter the row against the bound: each owns a contiguous part of the
+/// block's span and writes its own part of the block's list region, so no barrier orders them.
+inline constexpr std::uint32_t kSampleWarps = 8;
+
+/// What the host decided for a call (the same for every row: it depends on the shape and k).
+struct SamplePlan {
+  bool enabled = false;        ///< the sample pass runs before pass 0
+  std::uint32_t samples = 0;   ///< S: values drawn from each row
+  std::uint32_t rank = 0;      ///< r: the bound is the sample's r-th largest select bits
+  std::uint32_t warp_cap = 0;  ///< entries each filtering warp may write (its list region)
+};
+
+/// The sample plan for rows of \p row_length values, \p k answers, \p blocks_per_row blocks per
+/// row and candidate lists of \p list_capacity entries per row (candidate_capacity()). With
+/// S = min(kMaxSamples, row_length / kSampleStride) samples, mu = S k / row_length of them are
+/// expected above the k-th value, and the bound is the sample's r-th largest with
+/// r = ceil(mu + 4 sqrt(mu) + 4): for the bound to exceed the k-th value, at least r samples
+/// must, which is four standard deviations and more past the mean. The row keeps about
+/// r row_length / S values; the sample pass runs when that is at most half the list, when S is at
+/// least kMinSamples, and when each of the blocks' kSampleWarps warps gets at least one entry of
+/// the list. Pure host and device arithmetic (CPU-tested); \p wanted false gives a disabled plan
+/// (topk() passes TopkOptions::sample, with kAuto resolved against the input's size).
+/// \param row_length values per row
+/// \param k answers per row, 1 .. row_length
+/// \param blocks_per_row blocks of the row (at least 1)
+/// \param list_capacity entries of one candidate list of a row
+/// \param wanted TopkOptions::sample
+inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t blocks_per_row,
+                              std::size_t list_capacity, bool wanted) {
+  SamplePlan plan;
+  if (!wanted || k == 0 || blocks_per_row == 0) return plan;
+  const std::size_t samples =
+      row_length / kSampleStride < kMaxSamples ? row_length / kSampleStride : kMaxSamples;
+  if (samples < kMinSamples) return plan;
+  const double mu =
+      static_cast<double>(samples) * static_cast<double>(k) / static_cast<double>(row_length);
+  const double rank = std::ceil(mu + 4.0 * std::sqrt(mu) + 4.0);
+  if (rank > static_cast<double>(samples)) return plan;
+  const double kept = rank * static_cast<double>(row_length) / static_cast<double>(samples);
+  if (2.0 * kept > static_cast<double>(list_capacity)) return plan;
+  const std::size_t warp_cap = list_capacity / (blocks_per_row * kSampleWarps);
+  if (warp_cap == 0) return plan;
+  plan.enabled = true;
+  plan.samples = static_cast<std::uint32_t>(samples);
+  plan.rank = static_cast<std::uint32_t>(rank);
+  plan.warp_cap = static_cast<std::uint32_t>(warp_cap);
+  return plan;
+}
+
+/// Column of sample \p i of \p samples drawn from a row of \p row_length values: one position
+/// in each of `samples` equal strata of the row (stratum i is [i n / S, (i + 1) n / S)), picked
+/// inside its stratum by a fixed integer hash of i. Stratified, so a sorted or a periodic row
+/// is sampled evenly; fixed, so the model and every block of a row draw the same sample.
+/// \param i sample number, 0 .. samples - 1
+/// \param samples S (at most row_length)
+/// \param row_length values per row
+SORTLAB_HOST_DEVICE inline std::uint32_t sample_column(std::uint32_t i, std::uint32_t samples,
+                                                       std::uint32_t row_length) {
+  const std::uint64_t low = std::uint64_t{i} * row_length / samples;
+  const std::uint64_t high = (std::uint64_t{i} + 1) * row_length / samples;
+  std::uint32_t hash = i * 0x9E3779B1u;
+  hash ^= hash >> 15;
+  hash *= 0x85EBCA77u;
+  hash ^= hash >> 13;
+  return static_cast<std::uint32_t>(low + hash % (high - low));
+}
+
+/// The part of a block's span [\p span_begin, \p span_end) that filtering warp \p warp owns:
+/// kSampleWarps contiguous parts of a multiple of 32 values each (so a part of a 16-byte aligned
+/// span starts on a 16-byte boundary too), the last ones possibly shorter or empty.
+/// \param span_begin first column of the span
+/// \param span_end one past its last column
+/// \param warp 0 .. kSampleWarps - 1
+/// \param part_begin receives the part's first column
+/// \param part_end receives one past its last column
+SORTLAB_HOST_DEVICE inline void warp_part(std::uint32_t span_begin, std::uint32_t span_end,
+                                          std::uint32_t warp, std::uint32_t& part_begin,
+                                          std::uint32_t& part_end) {
+  const std::uint32_t length = span_end - span_begin;
+  const std::uint32_t per_warp = ((length + kSampleWarps - 1) / kSampleWarps + 31u) / 32u * 32u;
+  const std::uint64_t begin = std::uint64_t{span_begin} + std::uint64_t{warp} * per_warp;
+  const std::uint64_t end = begin + per_warp;
+  part_begin = static_cast<std::uint32_t>(begin < span_end ? begin : span_end);
+  part_end = static_cast<std::uint32_t>(end < span_end ? end : span_end);
+}
+
+/// Whether a bound that \p at_or_above of the \p samples samples reach predicts more entries than
+/// \p list_capacity (at_or_above x row_length / samples > list_capacity): then the row's values
+/// share the bound too often (few distinct values), and the sample pass skips its read.
+/// \param at_or_above samples whose select bits are at least the bound
+/// \param samples S
+/// \param row_length values per row
+/// \param list_capacity entries of one candidate list of the row
+SORTLAB_HOST_DEVICE inline bool bound_predicts_overflow(std::uint32_t at_or_above,
+                                                        std::uint32_t samples,
+                                                        std::uint32_t row_length,
+                                                        std::uint32_t list_capacity) {
+  return std::uint64_t{at_or_above} * row_length > std::uint64_t{list_capacity} * samples;
+}
+
+}  // namespace sortlab::stage07
