@@ -38,9 +38,9 @@ __device__ __forceinline__ std::uint32_t sample_bound(
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j) {
     const std::uint32_t i = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
-    bits[j] = i < plan.samples
-                  ? SelectKey<T>::bits(row[sample_column(i, plan.samples, row_length)], largest)
-                  : Bits{0};
+    bits[j] = i < plan.samples ? SelectKey<T>::bits(
+                                     row[sample_column(i, plan.log2_samples, row_length)], largest)
+                               : Bits{0};
   }
   if (threadIdx.x == 0) {
     storage.desired = 0;

@@ -41,14 +41,16 @@ inline constexpr std::uint32_t kSampleWarps = 8;
 /// What the host decided for a call (the same for every row: it depends on the shape and k).
 struct SamplePlan {
   bool enabled = false;        ///< the sample pass runs before pass 0
-  std::uint32_t samples = 0;   ///< S: values drawn from each row
+  std::uint32_t samples = 0;   ///< S: values drawn from each row (a power of two)
+  int log2_samples = 0;        ///< log2 of S
   std::uint32_t rank = 0;      ///< r: the bound is the sample's r-th largest select bits
   std::uint32_t warp_cap = 0;  ///< entries each filtering warp may write (its list region)
 };
 
 /// The sample plan for rows of \p row_length values, \p k answers, \p blocks_per_row blocks per
 /// row and candidate lists of \p list_capacity entries per row (candidate_capacity()). With
-/// S = min(kMaxSamples, row_length / kSampleStride) samples, mu = S k / row_length of them are
+/// S samples (the largest power of two up to kMaxSamples and row_length / kSampleStride),
+/// mu = S k / row_length of them are
 /// expected above the k-th value, and the bound is the sample's r-th largest with
 /// r = ceil(mu + 4 sqrt(mu) + 4): for the bound to exceed the k-th value, at least r samples
 /// must, which is four standard deviations and more past the mean. The row keeps about
@@ -65,8 +67,9 @@ inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t
                               std::size_t list_capacity, bool wanted) {
   SamplePlan plan;
   if (!wanted || k == 0 || blocks_per_row == 0) return plan;
-  const std::size_t samples =
-      row_length / kSampleStride < kMaxSamples ? row_length / kSampleStride : kMaxSamples;
+  // A power of two, so that the strata's bounds are shifts (sample_column()).
+  std::size_t samples = kMaxSamples;
+  while (samples > row_length / kSampleStride) samples /= 2;
   if (samples < kMinSamples) return plan;
   const double mu =
       static_cast<double>(samples) * static_cast<double>(k) / static_cast<double>(row_length);
@@ -78,27 +81,30 @@ inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t
   if (warp_cap == 0) return plan;
   plan.enabled = true;
   plan.samples = static_cast<std::uint32_t>(samples);
+  while ((std::size_t{1} << plan.log2_samples) < samples) ++plan.log2_samples;
   plan.rank = static_cast<std::uint32_t>(rank);
   plan.warp_cap = static_cast<std::uint32_t>(warp_cap);
   return plan;
 }
 
-/// Column of sample \p i of \p samples drawn from a row of \p row_length values: one position
-/// in each of `samples` equal strata of the row (stratum i is [i n / S, (i + 1) n / S)), picked
-/// inside its stratum by a fixed integer hash of i. Stratified, so a sorted or a periodic row
-/// is sampled evenly; fixed, so the model and every block of a row draw the same sample.
-/// \param i sample number, 0 .. samples - 1
-/// \param samples S (at most row_length)
-/// \param row_length values per row
-SORTLAB_HOST_DEVICE inline std::uint32_t sample_column(std::uint32_t i, std::uint32_t samples,
+/// Column of sample \p i of the 2^\p log2_samples samples drawn from a row of \p row_length
+/// values: one position in each of S equal strata of the row (stratum i is [i n / S, (i + 1) n /
+/// S)), picked inside its stratum by a fixed integer hash of i. Stratified, so a sorted or a
+/// periodic row is sampled evenly; fixed, so the model and every block of a row draw the same
+/// sample. \param i sample number, 0 .. samples - 1 \param log2_samples log2 of S
+/// (SamplePlan::log2_samples; S at most row_length) \param row_length values per row
+SORTLAB_HOST_DEVICE inline std::uint32_t sample_column(std::uint32_t i, int log2_samples,
                                                        std::uint32_t row_length) {
-  const std::uint64_t low = std::uint64_t{i} * row_length / samples;
-  const std::uint64_t high = (std::uint64_t{i} + 1) * row_length / samples;
+  // No division: S is a power of two, and the hash is scaled into the stratum by a multiply
+  // (a 64-bit division and a remainder per sample cost the first version of the sample pass
+  // more than its loads: 30 us per call on a row of 128256 values).
+  const std::uint64_t low = (std::uint64_t{i} * row_length) >> log2_samples;
+  const std::uint64_t high = ((std::uint64_t{i} + 1) * row_length) >> log2_samples;
   std::uint32_t hash = i * 0x9E3779B1u;
   hash ^= hash >> 15;
   hash *= 0x85EBCA77u;
   hash ^= hash >> 13;
-  return static_cast<std::uint32_t>(low + hash % (high - low));
+  return static_cast<std::uint32_t>(low + ((std::uint64_t{hash} * (high - low)) >> 32));
 }
 
 /// The part of a block's span [\p span_begin, \p span_end) that filtering warp \p warp owns:

@@ -1115,30 +1115,28 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     }
   }
 
-  // 1. tally: the previous pass's counts of this block above the digit it chose.
-  if (pass > 0) {
+  // 1. tally: the previous pass's counts of this block above the digit it chose, and of it (the
+  // block left them as sums from the top digit down: two loads).
+  if (pass > 0 && threadIdx.x == 0) {
     const std::uint32_t chosen = digit_at(prefix.desired, digit_shift<T>(pass - 1));
-    const std::uint32_t previous = block_counts[threadIdx.x];  // this block wrote it
-    if (threadIdx.x == chosen) storage.matching = previous;    // seen after the scan's barriers
-    std::uint32_t beyond = 0;
-    block_exclusive_sum<kBlockThreads>(threadIdx.x > chosen ? previous : 0u, storage.scan, beyond);
-    if (threadIdx.x == 0) {
-      const std::uint32_t beyond_so_far = (pass == 1 ? 0u : tally->beyond) + beyond;
-      tally->beyond = beyond_so_far;
-      // 2. reserve: the segment of the previous list is read before this one replaces it.
-      if (read_list) {
-        storage.in_offset = tally->list_offset;
-        storage.in_count = tally->list_count;
-      }
-      if (write_list) {
-        const std::uint32_t kept = beyond_so_far + storage.matching;
-        // The row's entries sum to at most list_capacity (the last block checked), so every
-        // block's reservation fits, in whatever order the blocks come.
-        const std::uint32_t offset = atomicAdd(&state->fill[pass & 1], kept);
-        storage.out_offset = offset;
-        tally->list_offset = offset;
-        tally->list_count = kept;
-      }
+    const std::uint32_t at_or_above = block_counts[chosen];  // this block wrote them
+    const std::uint32_t beyond = chosen + 1 < kNumDigits ? block_counts[chosen + 1] : 0u;
+    const std::uint32_t matching = at_or_above - beyond;
+    const std::uint32_t beyond_so_far = (pass == 1 ? 0u : tally->beyond) + beyond;
+    tally->beyond = beyond_so_far;
+    // 2. reserve: the segment of the previous list is read before this one replaces it.
+    if (read_list) {
+      storage.in_offset = tally->list_offset;
+      storage.in_count = tally->list_count;
+    }
+    if (write_list) {
+      const std::uint32_t kept = beyond_so_far + matching;
+      // The row's entries sum to at most list_capacity (the last block checked), so every
+      // block's reservation fits, in whatever order the blocks come.
+      const std::uint32_t offset = atomicAdd(&state->fill[pass & 1], kept);
+      storage.out_offset = offset;
+      tally->list_offset = offset;
+      tally->list_count = kept;
     }
   }
 
@@ -1188,7 +1186,16 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     count_digits<T>(source.values, source.size, prefix, shift, arrays.largest, storage.counts);
   }
   __syncthreads();
-  block_counts[threadIdx.x] = storage.counts[threadIdx.x];
+  // Publish the counts twice: into the row's histogram of this pass (one atomic per nonzero
+  // counter), which is all the last block needs to choose the digit, and as this block's sums
+  // from the top digit down (entry d: its entries with digit d or above), from which the next
+  // pass and the gather plan take the block's count above a digit and of it with two loads.
+  const std::uint32_t owned = owned_digit();
+  const std::uint32_t owned_count = storage.counts[owned];
+  if (owned_count != 0) atomicAdd(&state->histogram[pass & 1][owned], owned_count);
+  std::uint32_t block_total = 0;
+  block_counts[owned] =
+      block_exclusive_sum<kBlockThreads>(owned_count, storage.scan, block_total) + owned_count;
 
   // 4. arrive: the counts, the tally and the list segment are visible device-wide before the
   // ticket is taken.
@@ -1199,24 +1206,13 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   if (!storage.last) return;
   __threadfence();  // the other blocks' counts are read after their arrival
 
-  // 5. choose digit for the whole row
-  const std::uint32_t digit = owned_digit();
-  const std::uint32_t* row_counts = arrays.counts + row_index * arrays.blocks_per_row * kNumDigits;
-  // Sixteen independent loads in flight per thread: the sum is bound by L2 latency, not
-  // bandwidth (528 blocks for one row of 2^28 on an H100: 33 round trips instead of 66 with 8).
-  constexpr std::uint32_t kInFlight = 16;
-  std::uint32_t partial[kInFlight] = {};
-  std::uint32_t b = 0;
-  for (; b + kInFlight <= arrays.blocks_per_row; b += kInFlight) {
-#pragma unroll
-    for (std::uint32_t i = 0; i < kInFlight; ++i)
-      partial[i] += __ldcg(row_counts + std::size_t{b + i} * kNumDigits + digit);
-  }
-  for (; b < arrays.blocks_per_row; ++b)
-    partial[0] += __ldcg(row_counts + std::size_t{b} * kNumDigits + digit);
-  std::uint32_t count = 0;
-#pragma unroll
-  for (std::uint32_t i = 0; i < kInFlight; ++i) count += partial[i];
+  // 5. choose digit for the whole row, from the row's histogram of this pass (the blocks' atomics
+  // are done: each fenced before its ticket), which is then zeroed for pass + 2 (the memset at
+  // the start of the call zeroed both copies). Summing the blocks' own counts instead took one
+  // block of a row of 2^28 (528 blocks) about 30 us per pass, bound by L2 latency.
+  const std::uint32_t digit = owned;
+  const std::uint32_t count = __ldcg(&state->histogram[pass & 1][digit]);
+  state->histogram[pass & 1][digit] = 0;
   const std::uint32_t k_left = pass == 0 ? arrays.k : __ldcg(&state->k_left);
   std::uint32_t above = 0;
   if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
@@ -1238,58 +1234,28 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   }
   if (pass + 1 < num_passes<T>()) return;
 
-  // 6. plan the gather: a warp takes kPlanBlocksPerWarp blocks of the row at a time (their 256
-  // counts, 8 per lane, all loads issued before any is summed: like the sum above, this is one
-  // block walking a long array in L2, bound by latency).
+  // 6. plan the gather: thread t takes blocks t, t + 256, ...: each block's last-pass values
+  // above the chosen digit and equal to it are two loads of its sums from the top; then
+  // exclusive scans over the row's blocks, in block order.
   __syncthreads();  // storage.chosen is set
   const std::uint32_t last_digit = storage.chosen;
-  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-  constexpr unsigned kWarps = kBlockThreads / 32;
-  constexpr std::uint32_t kPlanBlocksPerWarp = 4;
-  constexpr unsigned kDigitsPerLane = kNumDigits / 32;
+  const std::uint32_t* row_counts = arrays.counts + row_index * arrays.blocks_per_row * kNumDigits;
   BlockTally* row_tallies = arrays.tallies + row_index * arrays.blocks_per_row;
-  for (std::uint32_t first = warp * kPlanBlocksPerWarp; first < arrays.blocks_per_row;
-       first += kWarps * kPlanBlocksPerWarp) {
-    std::uint32_t counts_of[kPlanBlocksPerWarp][kDigitsPerLane];
-#pragma unroll
-    for (std::uint32_t u = 0; u < kPlanBlocksPerWarp; ++u) {
-      const std::uint32_t b = first + u;
-#pragma unroll
-      for (unsigned i = 0; i < kDigitsPerLane; ++i)
-        counts_of[u][i] =
-            b < arrays.blocks_per_row
-                ? __ldcg(row_counts + std::size_t{b} * kNumDigits + lane * kDigitsPerLane + i)
-                : 0u;
-    }
-#pragma unroll
-    for (std::uint32_t u = 0; u < kPlanBlocksPerWarp; ++u) {
-      const std::uint32_t b = first + u;
-      std::uint32_t beyond = 0, equal = 0;
-#pragma unroll
-      for (unsigned i = 0; i < kDigitsPerLane; ++i) {
-        const unsigned d = lane * kDigitsPerLane + i;
-        beyond += d > last_digit ? counts_of[u][i] : 0u;
-        equal += d == last_digit ? counts_of[u][i] : 0u;
-      }
-#pragma unroll
-      for (unsigned offset = 16; offset > 0; offset >>= 1) {
-        beyond += __shfl_down_sync(0xffffffffu, beyond, offset);
-        equal += __shfl_down_sync(0xffffffffu, equal, offset);
-      }
-      if (lane == 0 && b < arrays.blocks_per_row) {
-        const std::uint32_t earlier = pass == 0 ? 0u : __ldcg(&row_tallies[b].beyond);
-        row_tallies[b].beyond = earlier + beyond;
-        row_tallies[b].equal = equal;
-      }
-    }
-  }
-  __syncthreads();  // the block's own global writes are visible to the whole block
   std::uint32_t beyond_running = 0, equal_running = 0;
   for (std::uint32_t first = 0; first < arrays.blocks_per_row; first += kBlockThreads) {
     const std::uint32_t b = first + threadIdx.x;
     const bool real = b < arrays.blocks_per_row;
-    const std::uint32_t beyond = real ? __ldcg(&row_tallies[b].beyond) : 0u;
-    const std::uint32_t equal = real ? __ldcg(&row_tallies[b].equal) : 0u;
+    std::uint32_t beyond = 0, equal = 0;
+    if (real) {
+      const std::uint32_t* counts_of_b = row_counts + std::size_t{b} * kNumDigits;
+      const std::uint32_t at_or_above = __ldcg(counts_of_b + last_digit);
+      const std::uint32_t above =
+          last_digit + 1 < kNumDigits ? __ldcg(counts_of_b + last_digit + 1) : 0u;
+      beyond = (pass == 0 ? 0u : __ldcg(&row_tallies[b].beyond)) + above;
+      equal = at_or_above - above;
+      row_tallies[b].beyond = beyond;
+      row_tallies[b].equal = equal;
+    }
     std::uint32_t beyond_total = 0, equal_total = 0;
     const std::uint32_t beyond_before =
         block_exclusive_sum<kBlockThreads>(beyond, storage.scan, beyond_total);

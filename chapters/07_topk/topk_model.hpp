@@ -173,7 +173,7 @@ std::pair<std::uint64_t, std::uint32_t> model_sample_bound(const std::vector<T>&
   std::vector<Bits> samples(plan.samples);
   for (std::uint32_t i = 0; i < plan.samples; ++i)
     samples[i] = SelectKey<T>::bits(
-        row[sample_column(i, plan.samples, static_cast<std::uint32_t>(row.size()))], largest);
+        row[sample_column(i, plan.log2_samples, static_cast<std::uint32_t>(row.size()))], largest);
   std::sort(samples.begin(), samples.end(), std::greater<Bits>());
   const Bits bound = samples[plan.rank - 1];
   const auto at_or_above = static_cast<std::uint32_t>(

@@ -402,10 +402,10 @@ TYPED_TEST(Stage07Gpu, AllEqualAndTwoValueRowsFallBack) {
 // 2 start off a 16-byte boundary, so the warps take the one-value path) and of 12288, every
 // distribution, k = 1, 7, 64, with the sample pass and without. Uniform rows keep few values
 // above the bound and pass 0 reads the list; sorted rows put them all in one warp's part, which
-// overflows its region; all-equal rows are caught by the sample itself; with k = 64 the regions
-// (4 entries per warp here) often overflow. compare_filter_flags() checks on every row that pass
-// 0 read the list exactly when the model's sample pass worked, and the test checks that both
-// outcomes occurred.
+// overflows its region (4 entries per warp here); all-equal rows are caught by the sample itself;
+// k = 64 of 8191 would keep more than half the list, so the plan leaves the pass out.
+// compare_filter_flags() checks on every row that pass 0 read the list exactly when the model's
+// sample pass worked, and the test checks that both outcomes occurred.
 TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();

@@ -603,10 +603,15 @@ TEST(Stage07Sample, PlanArithmetic) {
   EXPECT_FALSE(sample_plan(32000, 2048, 8, stage07::candidate_capacity(32000), true).enabled);
   // Rows under 64 x 16 values draw too few samples.
   EXPECT_FALSE(sample_plan(1023, 1, 1, stage07::candidate_capacity(1023), true).enabled);
-  // Short rows: k = 1 keeps r = 6 samples' worth, 6 x 16 = 96 values, which must be at most
-  // half of the n / 16 list: from 3072 values on.
-  EXPECT_FALSE(sample_plan(3071, 1, 1, stage07::candidate_capacity(3071), true).enabled);
-  EXPECT_TRUE(sample_plan(3072, 1, 1, stage07::candidate_capacity(3072), true).enabled);
+  // Short rows: S is a power of two, at most n / 16. Below 4096 values S = 128 keeps, for
+  // k = 1, r = 6 samples' worth of the row (about 6 n / 128), more than half of the n / 16 list;
+  // 4096 values draw 256 samples and keep 6 x 16 = 96, half the 256-entry list.
+  EXPECT_FALSE(sample_plan(4095, 1, 1, stage07::candidate_capacity(4095), true).enabled);
+  plan = sample_plan(4096, 1, 1, stage07::candidate_capacity(4096), true);
+  ASSERT_TRUE(plan.enabled);
+  EXPECT_EQ(plan.samples, 256u);
+  EXPECT_EQ(plan.log2_samples, 8);
+  EXPECT_EQ(plan.rank, 6u);
   // Every warp of every block needs a region of at least one entry.
   EXPECT_TRUE(sample_plan(65536, 1, 512, stage07::candidate_capacity(65536), true).enabled);
   EXPECT_FALSE(sample_plan(65536, 1, 513, stage07::candidate_capacity(65536), true).enabled);
@@ -614,10 +619,12 @@ TEST(Stage07Sample, PlanArithmetic) {
 
 TEST(Stage07Sample, ColumnsAreOnePerStratumInOrder) {
   for (std::uint32_t n : {1024u, 1553u, 128256u, (1u << 31) - 1}) {
-    const std::uint32_t samples = std::min<std::uint32_t>(stage07::kMaxSamples, n / 16);
+    int log2_samples = 12;
+    while ((1u << log2_samples) > n / 16) --log2_samples;
+    const std::uint32_t samples = 1u << log2_samples;
     std::uint32_t previous = 0;
     for (std::uint32_t i = 0; i < samples; ++i) {
-      const std::uint32_t column = stage07::sample_column(i, samples, n);
+      const std::uint32_t column = stage07::sample_column(i, log2_samples, n);
       ASSERT_GE(std::uint64_t{column}, std::uint64_t{i} * n / samples) << n << " " << i;
       ASSERT_LT(std::uint64_t{column}, (std::uint64_t{i} + 1) * n / samples) << n << " " << i;
       if (i > 0) {
@@ -816,31 +823,32 @@ TEST(Stage07Schedule, MonotoneInTheTarget) {
 }
 
 // The scratch of a split, worked out by hand: 256 u32 counts (1 KiB) and a 32-byte tally per
-// block, a 32-byte state per row, two candidate lists of ceil(length / 16) values and u32
-// columns per row, each array rounded up to 256 bytes, plus 255 bytes of slack for aligning the
-// caller's pointer. The size query answers the same.
+// block, a 2080-byte state per row (32 bytes and two 256-counter histograms), two candidate lists
+// of ceil(length / 16) values and u32 columns per row, each array rounded up to 256 bytes, plus 255
+// bytes of slack for aligning the caller's pointer. The size query answers the same.
 TEST(Stage07Schedule, ScratchPlanOfASplit) {
   TopkOptions multi;
   multi.schedule = stage07::TopkSchedule::kBlocksPerRow;
   multi.values_per_block = stage07::kTestValuesPerBlock;
-  // 2 rows x 4 blocks: 8192 + 256 (256 bytes of tallies) + 256 (64 bytes of states) + two lists
+  // 2 rows x 4 blocks: 8192 + 256 (256 bytes of tallies) + 4352 (4160 bytes of states) + two lists
   // of 2 x 98 entries, each 784 bytes of f32 values and 784 of columns (1024 each) + 255.
   const std::size_t lists = 4 * 1024;
   EXPECT_EQ(stage07::plan_scratch(2, 1553, 5, sizeof(float), multi).bytes(),
-            8192u + 256u + 256u + lists + 255u);
+            8192u + 256u + 4352u + lists + 255u);
   EXPECT_EQ(stage07::plan_scratch(2, 1553, 5, sizeof(float), multi).list_capacity, 98u);
   std::size_t bytes = 0;
   stage07::topk<float>(nullptr, bytes, nullptr, 2, 1553, 5, nullptr, nullptr, multi);
-  EXPECT_EQ(bytes, 8192u + 256u + 256u + lists + 255u);
+  EXPECT_EQ(bytes, 8192u + 256u + 4352u + lists + 255u);
   // f64 values: 1568 bytes of values per list (1792 rounded), columns as before.
   bytes = 0;
   stage07::topk<double>(nullptr, bytes, nullptr, 2, 1553, 5, nullptr, nullptr, multi);
-  EXPECT_EQ(bytes, 8192u + 256u + 256u + 2 * (1792u + 1024u) + 255u);
+  EXPECT_EQ(bytes, 8192u + 256u + 4352u + 2 * (1792u + 1024u) + 255u);
   // One row of 2^28 with the rule, planned for 4096 blocks of 65536 values: 4 MiB of counts
-  // + 128 KiB of tallies + 256 + two lists of 2^24 f32 values and 2^24 columns (256 MiB) + 255.
+  // + 128 KiB of tallies + 2304 (one 2080-byte state) + two lists of 2^24 f32 values and 2^24
+  // columns (256 MiB) + 255.
   bytes = 0;
   stage07::topk<float>(nullptr, bytes, nullptr, 1, std::size_t{1} << 28, 1024, nullptr, nullptr);
-  EXPECT_EQ(bytes, 4194304u + 131072u + 256u + (std::size_t{1} << 28) + 255u);
+  EXPECT_EQ(bytes, 4194304u + 131072u + 2304u + (std::size_t{1} << 28) + 255u);
   // 2048 rows fill any planned grid: one block per row, the one byte of a kernel without scratch.
   bytes = 0;
   stage07::topk<float>(nullptr, bytes, nullptr, 2048, 1000000, 8, nullptr, nullptr);
