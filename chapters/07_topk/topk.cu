@@ -4,8 +4,8 @@
 /// schedule rule and the scratch plan are pure host arithmetic (CPU-tested). Explicit
 /// instantiations for f32, u32, i32, f64, i64, f16 and bf16 values.
 ///
-/// Status: all three schedules, with candidate filtering, pass the stage07 GPU suite and
-/// compute-sanitizer on an H100 (2026-11-24).
+/// Status: all three schedules, with candidate filtering and the sample pass, pass the stage07
+/// GPU suite and compute-sanitizer on an H100 (2026-11-25).
 #include <algorithm>
 #include <string>
 

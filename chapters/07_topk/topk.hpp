@@ -42,14 +42,18 @@
 ///   the list instead of the row; when they do not fit (all-equal rows, few distinct values, or
 ///   simply an early pass) the next pass reads the row as before. The last block of a pass
 ///   decides, per row, on the GPU. Keeping the known answers in the list, rather than writing
-///   them out early, leaves the output order unchanged.
+///   them out early, leaves the output order unchanged. **The sample pass** (sample_pass.cuh,
+///   TopkOptions::sample): before pass 0, every block finds a lower bound on the k-th value
+///   from a sample of the row and copies its values at or above it into the list in one read;
+///   when that list holds k or more values and nothing overflowed, pass 0 reads it instead of
+///   the row, so a row is read once instead of three times.
 ///
 /// Usage follows CUB's temp-storage convention:
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
-/// Status: all three schedules, with candidate filtering, pass the stage07 GPU suite and
-/// compute-sanitizer on an H100 (2026-11-24, README for the one racecheck run past its time
-/// limit); 5-25% of the floor, far from issue 18's speed targets (README).
+/// Status: all three schedules, with candidate filtering and the sample pass, pass the stage07
+/// GPU suite and compute-sanitizer on an H100 (2026-11-25; README); one long row at 50-71% of
+/// the floor, batches at 4-38%, short of issue 18's targets (README).
 #pragma once
 
 #include <cuda_runtime_api.h>
