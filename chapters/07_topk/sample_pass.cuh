@@ -7,7 +7,8 @@
 /// - **sample**: S values of the row at sample_column(); the same S in every block of the row,
 ///   so every block finds the same bound without talking to the others;
 /// - **bound**: a radix select of the samples' r-th largest select bits, the digit passes of
-///   radix_select_row() on S values held in registers;
+///   radix_select_row() on S values held in registers (sample_bound(), in topk_kernels.cuh: one
+///   block per row draws the same sample);
 /// - **filter**: each warp reads its contiguous part of the span (16-byte loads where the part is
 ///   aligned) and writes the values at or above the bound to its own region of the list, in
 ///   column order, with a warp scan; no barrier orders the warps, so loads stay in flight as in
@@ -22,62 +23,6 @@
 #include "chapters/07_topk/topk_kernels.cuh"
 
 namespace sortlab::stage07 {
-
-/// Phases **sample** and **bound** (all threads call it): draws the row's samples and leaves
-/// the select bits of the sample's `plan.rank`-th largest in `storage.desired`. Returns how many
-/// samples are at or above that bound (the same in every thread).
-template <typename T>
-__device__ __forceinline__ std::uint32_t sample_bound(
-    const T* row, std::uint32_t row_length, const SamplePlan& plan, bool largest,
-    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage) {
-  using Bits = typename SelectKey<T>::Bits;
-  constexpr int kPerThread = static_cast<int>(kMaxSamples) / kBlockThreads;
-  static_assert(kMaxSamples % kBlockThreads == 0, "whole samples per thread");
-  Bits bits[kPerThread];
-  // Every load is issued before any is used: the samples are scattered, one 32-byte sector each.
-#pragma unroll
-  for (int j = 0; j < kPerThread; ++j) {
-    const std::uint32_t i = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
-    bits[j] = i < plan.samples ? SelectKey<T>::bits(
-                                     row[sample_column(i, plan.log2_samples, row_length)], largest)
-                               : Bits{0};
-  }
-  if (threadIdx.x == 0) {
-    storage.desired = 0;
-    storage.mask = 0;
-    storage.k_left = plan.rank;
-  }
-#pragma unroll 1
-  for (int pass = 0; pass < num_passes<T>(); ++pass) {
-    const int shift = digit_shift<T>(pass);
-    storage.counts[threadIdx.x] = 0;
-    __syncthreads();  // counters zeroed, the prefix of the previous pass visible
-    SelectPrefix<Bits> prefix;
-    prefix.desired = storage.desired;
-    prefix.mask = storage.mask;
-#pragma unroll
-    for (int j = 0; j < kPerThread; ++j) {
-      const std::uint32_t i = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
-      if (i < plan.samples && prefix.matches(bits[j]))
-        atomicAdd(storage.counts + digit_at(bits[j], shift), 1u);
-    }
-    __syncthreads();
-    const std::uint32_t digit = owned_digit();
-    const std::uint32_t count = storage.counts[digit];
-    const std::uint32_t k_left = storage.k_left;
-    std::uint32_t above = 0;
-    if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
-      prefix.fix(digit, shift);
-      storage.desired = prefix.desired;
-      storage.mask = prefix.mask;
-      storage.k_left = k_left - above;
-      // Samples above the bound (rank - k_left of them so far) plus those equal to it.
-      storage.at_or_above = plan.rank - (k_left - above) + count;
-    }
-  }
-  __syncthreads();
-  return storage.at_or_above;
-}
 
 /// Phase **filter** for one warp (all 32 lanes call it): copies every value of
 /// `row[part_begin, part_end)` whose select bits are at least \p bound, with its column, to

@@ -154,6 +154,8 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   arrays.k = static_cast<std::uint32_t>(k);
   arrays.largest = options.largest;
   arrays.sorted = options.sorted;
+  const bool sample =
+      sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_cache_bytes());
   // The SM count is asked only when the plan allows a split (a driver query, no sync); the split
   // for this GPU is never larger than the planned one.
   const RowSplit split = plan.split.several_blocks
@@ -177,6 +179,11 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
     return;
   }
   if (!split.several_blocks) {
+    // One block per row reads the row once into its shared list when the sample allows it (by
+    // default only rows long enough for the saved passes to outweigh the bound's).
+    const bool long_enough =
+        options.sample == TopkSample::kOn || row_length >= kOneBlockSampleMinLength;
+    arrays.sample = sample_plan(row_length, k, 1, kOneBlockListEntries, sample && long_enough);
     topk_rows_kernel<T><<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
     SORTLAB_CHECK_LAUNCH();
     return;
@@ -203,8 +210,6 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   multi.values_per_block = static_cast<std::uint32_t>(split.values_per_block);
   multi.blocks_per_row = static_cast<std::uint32_t>(split.blocks_per_row);
   multi.largest = options.largest;
-  const bool sample =
-      sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_cache_bytes());
   multi.sample = sample_plan(row_length, k, split.blocks_per_row, plan.list_capacity, sample);
   // The tickets (and the filter flags and list fills) must start at zero. The last block of every
   // pass resets its row's ticket, but a fresh (or poisoned, or interrupted) scratch holds

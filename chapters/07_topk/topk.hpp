@@ -166,6 +166,12 @@ inline constexpr int kOneBlockFilterItemsPerThread = 4;
 /// this read the row, as before.
 inline constexpr std::size_t kOneBlockListEntries = 2048;
 
+/// Shortest row for which one block per row draws the sample by default (TopkSample::kAuto):
+/// the sample read took 1024 x 65536 from 0.40 to 0.30 ms and 4096 x 32768 from 0.72 to 0.54,
+/// but 16384 x 4096 from 0.43 to 0.51 (k = 8), where the bound's four passes over 256 samples
+/// cost more than the three passes over a 16 KiB row they save (H100, README).
+inline constexpr std::size_t kOneBlockSampleMinLength = 16384;
+
 /// Entries of one candidate list of a row of \p row_length values:
 /// `ceil(row_length / kCandidateDivisor)` (host and device; CPU-tested).
 /// \param row_length values per row
@@ -200,13 +206,15 @@ enum class TopkSchedule {
   kWarpPerRow,
 };
 
-/// Whether the several-blocks-per-row schedule runs the sample pass (sample_plan.hpp) before
-/// its digit passes.
+/// Whether a call draws a sample of each row for a bound on the k-th value (sample_plan.hpp):
+/// several blocks per row then run the sample pass before their digit passes, one block per row
+/// reads its row once into its shared list.
 enum class TopkSample {
-  /// When the input is larger than the device's L2 cache: below that, the digit passes re-read
-  /// the rows from L2, and the sample pass (one more launch, and a bound to find before its
-  /// read) costs more than it saves (H100: 1 x 128256, k = 2048: 0.055 ms without it, 0.089
-  /// with it; 64 x 2^20, k = 64: 0.523 without, 0.294 with; README).
+  /// When the input is larger than the device's L2 cache (and, one block per row, rows have at
+  /// least kOneBlockSampleMinLength values): below that, the digit passes re-read the rows from
+  /// L2, and the sample pass (one more launch, and a bound to find before its read) costs more
+  /// than it saves (H100: 1 x 128256, k = 2048: 0.048 ms without it, 0.077 with it; 64 x 2^20,
+  /// k = 64: 0.52 without, 0.29 with; README).
   kAuto,
   kOn,   ///< whenever sample_plan() allows it (the tests' small inputs)
   kOff,  ///< never: the digit passes read the row
@@ -220,8 +228,8 @@ struct TopkOptions {
   /// Values per block of the several-blocks-per-row schedule, rounded up to a multiple of
   /// kBlockThreads; 0: the rule's. Tests set kTestValuesPerBlock to get many blocks per row.
   std::size_t values_per_block = 0;
-  /// Several blocks per row: whether the sample pass runs (where sample_plan() allows it; the
-  /// output is the same either way).
+  /// Whether the sample pass (several blocks per row) or the sample read (one block per row)
+  /// runs, where sample_plan() allows it; the output is the same either way.
   TopkSample sample = TopkSample::kAuto;
 };
 

@@ -46,6 +46,7 @@ struct TopkArrays {
   std::uint32_t k;            ///< values per row to pick, 1 .. row_length
   bool largest;               ///< the k largest (false: the k smallest)
   bool sorted;                ///< sort the k answers (k <= kMaxSortedK)
+  SamplePlan sample;          ///< one block per row's sample read (may be disabled)
 };
 
 /// The block sort of tile \p kTile (kSortTiles) that orders the k answers: it sorts their select
@@ -282,13 +283,15 @@ __device__ __forceinline__ std::uint32_t tile_write_offset(
 /// (value and column) before the barrier and written after it, at a position no later than its
 /// own, so \p source and the output may be the same list (one block per row filters its shared
 /// list in place); without it the columns of a list are read after the barrier, only for the
-/// kept entries, and save the registers. \p kItems entries per thread per tile. The caller
+/// kept entries, and save the registers. \p kItems entries per thread per tile. Entries from
+/// position \p limit on are counted but not written (the one-block sample read stops at its
+/// list's end). Returns the entries kept (the same in every thread). The caller
 /// zeroes \p counts and syncs after.
 template <typename T, bool kFromList, bool kInPlace = false, int kItems = kFilterItemsPerThread>
-__device__ __forceinline__ void count_and_filter(
+__device__ __forceinline__ std::uint32_t count_and_filter(
     const ValueSource<T>& source, SelectPrefix<typename SelectKey<T>::Bits> prefix, int shift,
     bool largest, std::uint32_t* counts, T* out_values, std::uint32_t* out_columns,
-    std::uint32_t (&warp_kept)[2][kBlockThreads / 32]) {
+    std::uint32_t (&warp_kept)[2][kBlockThreads / 32], std::uint32_t limit = ~0u) {
   using Bits = typename SelectKey<T>::Bits;
   constexpr std::uint32_t kWarpItems = 32u * kItems;
   constexpr std::uint32_t kTileItems = kBlockThreads * kItems;
@@ -331,8 +334,8 @@ __device__ __forceinline__ void count_and_filter(
     std::uint32_t at = tile_write_offset(warp_total, warp_kept[parity], written, tile_total);
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-      if ((ballots[j] >> lane) & 1u) {
-        const std::uint32_t p = at + static_cast<std::uint32_t>(__popc(ballots[j] & lanes_below));
+      const std::uint32_t p = at + static_cast<std::uint32_t>(__popc(ballots[j] & lanes_below));
+      if (((ballots[j] >> lane) & 1u) != 0 && p < limit) {
         out_values[p] = kept_values[j];
         if constexpr (kInPlace)
           out_columns[p] = kept_columns[j];
@@ -345,6 +348,7 @@ __device__ __forceinline__ void count_and_filter(
     written += tile_total;
     parity ^= 1u;
   }
+  return written;
 }
 
 /// Phase **filter** with **count** for a span of the row that starts on a 16-byte boundary: the
@@ -621,6 +625,63 @@ __device__ __forceinline__ void sort_answers_for_k(
   }
 }
 
+/// Phases **sample** and **bound** (all threads call it; sample_plan.hpp): draws the row's
+/// samples and leaves
+/// the select bits of the sample's `plan.rank`-th largest in `storage.desired`. Returns how many
+/// samples are at or above that bound (the same in every thread).
+template <typename T>
+__device__ __forceinline__ std::uint32_t sample_bound(
+    const T* row, std::uint32_t row_length, const SamplePlan& plan, bool largest,
+    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage) {
+  using Bits = typename SelectKey<T>::Bits;
+  constexpr int kPerThread = static_cast<int>(kMaxSamples) / kBlockThreads;
+  static_assert(kMaxSamples % kBlockThreads == 0, "whole samples per thread");
+  Bits bits[kPerThread];
+  // Every load is issued before any is used: the samples are scattered, one 32-byte sector each.
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    const std::uint32_t i = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
+    bits[j] = i < plan.samples ? SelectKey<T>::bits(
+                                     row[sample_column(i, plan.log2_samples, row_length)], largest)
+                               : Bits{0};
+  }
+  if (threadIdx.x == 0) {
+    storage.desired = 0;
+    storage.mask = 0;
+    storage.k_left = plan.rank;
+  }
+#pragma unroll 1
+  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+    const int shift = digit_shift<T>(pass);
+    storage.counts[threadIdx.x] = 0;
+    __syncthreads();  // counters zeroed, the prefix of the previous pass visible
+    SelectPrefix<Bits> prefix;
+    prefix.desired = storage.desired;
+    prefix.mask = storage.mask;
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+      const std::uint32_t i = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
+      if (i < plan.samples && prefix.matches(bits[j]))
+        atomicAdd(storage.counts + digit_at(bits[j], shift), 1u);
+    }
+    __syncthreads();
+    const std::uint32_t digit = owned_digit();
+    const std::uint32_t count = storage.counts[digit];
+    const std::uint32_t k_left = storage.k_left;
+    std::uint32_t above = 0;
+    if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
+      prefix.fix(digit, shift);
+      storage.desired = prefix.desired;
+      storage.mask = prefix.mask;
+      storage.k_left = k_left - above;
+      // Samples above the bound (rank - k_left of them so far) plus those equal to it.
+      storage.at_or_above = plan.rank - (k_left - above) + count;
+    }
+  }
+  __syncthreads();
+  return storage.at_or_above;
+}
+
 // ---- One block per row --------------------------------------------------------------------------
 
 /// Radix select of one row by one block (all threads call it): after it, `storage.desired` is
@@ -631,11 +692,15 @@ __device__ __forceinline__ void sort_answers_for_k(
 /// kOneBlockListEntries, that pass copies them there while counting (from the row, or in place
 /// from the list: an entry's new position is never past its old one, and every tile is read
 /// before it is written), and later passes and the gather read the list. Returns how many
-/// entries the list holds for the gather, or ~0u when the gather must read the row.
+/// entries the list holds for the gather, or ~0u when the gather must read the row. With
+/// \p initial_listed (not ~0u) the list already holds that many entries in column order, every
+/// value of the row at or above a bound that is at most the k-th value (sample_into_list()), and
+/// no pass reads the row.
 template <typename T>
 __device__ __forceinline__ std::uint32_t radix_select_row(
     const T* row, std::uint32_t row_length, std::uint32_t k, bool largest,
-    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage, RowList<T>& list) {
+    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage, RowList<T>& list,
+    std::uint32_t initial_listed = ~0u) {
   using Bits = typename SelectKey<T>::Bits;
   if (threadIdx.x == 0) {
     storage.desired = 0;
@@ -644,8 +709,10 @@ __device__ __forceinline__ std::uint32_t radix_select_row(
     storage.filter_next = false;  // nothing is fixed before pass 0
     storage.keep_next = 0;
   }
-  bool in_list = false;      // the list holds the candidates (the same in every thread)
-  std::uint32_t listed = 0;  // and this many entries
+  // The list holds the candidates (the same in every thread), and this many entries: from the
+  // start when the sample read filled it.
+  bool in_list = initial_listed != ~0u;
+  std::uint32_t listed = in_list ? initial_listed : 0u;
 #pragma unroll 1
   for (int pass = 0; pass < num_passes<T>(); ++pass) {
     const int shift = digit_shift<T>(pass);
@@ -695,8 +762,35 @@ __device__ __forceinline__ std::uint32_t radix_select_row(
   return in_list ? listed : ~0u;
 }
 
-/// One block per row: radix select (count, filter and choose digit per pass), gather from the
-/// shared list or the row, optional sort.
+/// The sample read of one block per row (all threads call it; sample_plan.hpp): the row's bound
+/// from its sample (sample_bound()), then one read of the row that copies its values at or above
+/// the bound, in column order, into the shared \p list (at most kOneBlockListEntries; the read is
+/// skipped when the sample predicts more). Returns the entries for radix_select_row() when the
+/// list holds all of them and at least \p k (then every answer is in it), else ~0u.
+template <typename T>
+__device__ __forceinline__ std::uint32_t sample_into_list(
+    const T* row, std::uint32_t row_length, std::uint32_t k, const SamplePlan& plan, bool largest,
+    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage, RowList<T>& list) {
+  using Bits = typename SelectKey<T>::Bits;
+  const std::uint32_t at_or_above = sample_bound<T>(row, row_length, plan, largest, storage);
+  if (bound_predicts_overflow(at_or_above, plan.samples, row_length,
+                              static_cast<std::uint32_t>(kOneBlockListEntries)))
+    return ~0u;
+  SelectPrefix<Bits> at_least_bound;  // (bits & ~0) >= bound: the filter's keep rule
+  at_least_bound.mask = static_cast<Bits>(~Bits{0});
+  at_least_bound.desired = storage.desired;
+  storage.counts[threadIdx.x] = 0;  // counted (values equal to the bound) but never read
+  __syncthreads();
+  const ValueSource<T> whole_row{row, nullptr, 0, row_length};
+  const std::uint32_t kept = count_and_filter<T, false, false, kOneBlockFilterItemsPerThread>(
+      whole_row, at_least_bound, digit_shift<T>(0), largest, storage.counts, list.values(),
+      list.columns, storage.warp_kept, static_cast<std::uint32_t>(kOneBlockListEntries));
+  __syncthreads();  // the list is written before any pass reads it
+  return kept >= k && kept <= kOneBlockListEntries ? kept : ~0u;
+}
+
+/// One block per row: the sample read when the plan allows it, radix select (count, filter and
+/// choose digit per pass), gather from the shared list or the row, optional sort.
 /// Launch num_rows blocks of kBlockThreads threads.
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> arrays) {
@@ -710,8 +804,12 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
   T* values_out = arrays.values_out + row_index * arrays.k;
   std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
 
+  const std::uint32_t sampled =
+      arrays.sample.enabled ? sample_into_list<T>(row, arrays.row_length, arrays.k, arrays.sample,
+                                                  arrays.largest, select, storage.work.list)
+                            : ~0u;
   const std::uint32_t listed = radix_select_row<T>(row, arrays.row_length, arrays.k, arrays.largest,
-                                                   select, storage.work.list);
+                                                   select, storage.work.list, sampled);
   GatherPlan<Bits> plan;
   plan.kth_bits = select.desired;
   plan.equal_wanted = select.k_left;

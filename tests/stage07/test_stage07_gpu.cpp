@@ -83,6 +83,7 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(TopkOptions opti
                                                                 std::size_t row_length) {
   TopkOptions one = options, several = options, per_warp = options;
   one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
+  one.sample = stage07::TopkSample::kOn;  // the sample read, where the plan allows it
   several.schedule = stage07::TopkSchedule::kBlocksPerRow;
   several.values_per_block = stage07::kTestValuesPerBlock;
   // The tests' inputs are smaller than the L2, where kAuto would leave the sample pass out.
@@ -424,6 +425,11 @@ TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
             options.schedule = stage07::TopkSchedule::kBlocksPerRow;
             options.values_per_block = stage07::kTestValuesPerBlock;
             options.sample = sample ? stage07::TopkSample::kOn : stage07::TopkSample::kOff;
+            // One block per row with the same sample: its read into the shared list.
+            TopkOptions one = options;
+            one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
+            const std::string one_difference = run_and_compare(input, shape, k, one);
+            ASSERT_TRUE(one_difference.empty()) << "one block per row: " << one_difference;
             SCOPED_TRACE(sortlab::to_string(distribution) + " rows=" + std::to_string(shape.rows) +
                          " length=" + std::to_string(shape.row_length) + " k=" + std::to_string(k) +
                          (largest ? " largest" : " smallest") +
