@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "chapters/07_topk/sample_plan.hpp"
 #include "chapters/07_topk/topk_model.hpp"
 
 namespace sortlab::cli {
@@ -42,6 +43,55 @@ std::string answers_text(const std::vector<T>& values, const std::vector<std::in
   return text;
 }
 
+/// The sample read of one block per row (sample_plan.hpp) on \p row: the plan, the bound, what
+/// one read would keep, and whether the passes could then read only that.
+template <typename T>
+void trace_sample(const std::vector<T>& row, std::size_t k, bool largest, std::ostream& out) {
+  using Bits = typename stage07::SelectKey<T>::Bits;
+  const std::size_t capacity = stage07::kOneBlockListEntries;
+  const stage07::SamplePlan plan = stage07::sample_plan(row.size(), k, 1, capacity, true);
+  out << "\nsample (one block per row, sample_plan.hpp): ";
+  if (!plan.enabled) {
+    out << "none: "
+        << (row.size() < std::size_t{stage07::kMinSamples} * stage07::kSampleStride
+                ? "a row of fewer than " +
+                      std::to_string(stage07::kMinSamples * stage07::kSampleStride) +
+                      " values draws too few samples"
+                : "the bound would keep more than half the " + std::to_string(capacity) +
+                      "-entry list")
+        << "; every pass below reads the row\n";
+    return;
+  }
+  const auto [bound, at_or_above] = stage07::model_sample_bound(row, plan, largest);
+  std::size_t kept = 0;
+  for (const T& value : row)
+    kept += stage07::SelectKey<T>::bits(value, largest) >= static_cast<Bits>(bound) ? 1 : 0;
+  const double mu =
+      static_cast<double>(plan.samples) * static_cast<double>(k) / static_cast<double>(row.size());
+  out << plan.samples << " samples (one per stratum of " << row.size() / plan.samples
+      << " values), mu = " << plan.samples << " x " << k << " / " << row.size() << " = " << mu
+      << " expected above the k-th value; the bound is the sample's " << plan.rank
+      << "th largest (r = ceil(mu + 4 sqrt(mu) + 4)): select bits "
+      << bits_text(static_cast<Bits>(bound)) << ", " << at_or_above << " samples at or above it\n";
+  if (stage07::bound_predicts_overflow(at_or_above, plan.samples,
+                                       static_cast<std::uint32_t>(row.size()),
+                                       static_cast<std::uint32_t>(capacity))) {
+    out << "  the sample predicts more than " << capacity
+        << " values at or above the bound (ties): no read; every pass below reads the row\n";
+    return;
+  }
+  out << "  one read keeps the " << kept << " values at or above the bound (about r x "
+      << row.size() / plan.samples << " = " << plan.rank * (row.size() / plan.samples)
+      << " expected); ";
+  if (kept >= k && kept <= capacity)
+    out << "at least k = " << k << " and within the list: the k-th value and every answer are "
+        << "among them, so the kernel's passes count these " << kept
+        << " values only (the passes below count the whole row and choose the same digits)\n";
+  else
+    out << (kept < k ? "fewer than k" : "more than the list holds")
+        << ": the sample failed, and the passes read the row (the answer is the same)\n";
+}
+
 }  // namespace
 
 template <typename T>
@@ -65,6 +115,8 @@ int trace_topk(const std::vector<T>& row, const TraceArgs& args, std::ostream& o
   out << "\n(select bits order the values best first as unsigned integers: "
       << (largest ? "larger bits = larger value" : "larger bits = smaller value")
       << "; every NaN is the largest value)\n";
+
+  trace_sample(row, static_cast<std::size_t>(k), largest, out);
 
   const stage07::SelectTrace<T> select =
       stage07::model_radix_select(row, static_cast<std::size_t>(k), largest);

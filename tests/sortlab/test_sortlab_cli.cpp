@@ -969,6 +969,24 @@ namespace {
 
 // ---- sortlab trace --stage 7: top-k on its CPU model --------------------------------------------
 
+// The sample read: 4096 values draw 256 samples (the bound is the 6th largest for k = 1) and one
+// read keeps about 96 values, among them the answer; six values draw none.
+TEST(SortlabTraceTopk, ShowsTheSampleRead) {
+  CliResult r = cli({"trace", "--stage", "7", "--type", "u32", "--n", "4096", "--k", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("256 samples (one per stratum of 16 values)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the bound is the sample's 6th largest"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the kernel's passes count these"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result: equals the reference top-k"), std::string::npos) << r.out;
+  r = cli({"trace", "--stage", "7", "--keys", "5,3,7,1,3,6", "--bits", "3", "--k", "3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("draws too few samples"), std::string::npos) << r.out;
+  // All equal: the sample shows the ties and predicts the overflow.
+  r = cli({"trace", "--stage", "7", "--type", "u32", "--n", "4096", "--dist", "equal", "--k", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("no read; every pass below reads the row"), std::string::npos) << r.out;
+}
+
 // The walk-through of stage 07's README, checked by hand: the 3 largest of 5 3 7 1 3 6. The
 // first three passes see one digit (every value is below 256); the last one's histogram holds
 // 7, 6, 5, 3 (twice) and 1, two candidates lie above digit 5, so 5 is the k-th value and k
