@@ -15,9 +15,10 @@
 /// `--schedule=auto|one|multi|warp` (auto: stage 07's rule; the others force a schedule, to
 /// measure the rule; their names end in `/schedule:one`, `/schedule:multi` or
 /// `/schedule:warp`, and `warp` skips rows longer than kMaxWarpRowLength), `--sample=auto|1|0`
-/// (default auto: TopkSample; 1 and 0 force the sample pass of several blocks per row on or off,
-/// names ending in `/sample:1` or `/sample:0`). Counters blocks_per_row
-/// and several_blocks say which schedule ran. Example: `bench_stage07 --set=llm --sorted=0`.
+/// (default auto: TopkSample; 1 and 0 force the sample pass of several blocks per row and the
+/// sample read of one block per row on or off, names ending in `/sample:1` or `/sample:0`).
+/// Counters blocks_per_row and several_blocks say which schedule ran. Example: `bench_stage07
+/// --set=llm --sorted=0`.
 ///
 /// Inputs are uniform in [0, 1) like torch_baseline.py's torch.rand (bf16: the f32 value
 /// rounded), generated on the device; seed 1234 + slot for every shape.

@@ -86,7 +86,7 @@ union TopkStorage {
     std::uint32_t chosen;                  ///< the digit just chosen (several blocks)
     bool last;                             ///< this block is its row's last to finish
     // Several blocks per row, candidate filtering:
-    std::uint32_t matching;    ///< the block's count of the previous chosen digit
+    std::uint32_t matching;    ///< unused since the tally takes two loads (to be removed)
     std::uint32_t in_offset;   ///< where the segment this pass reads starts
     std::uint32_t in_count;    ///< its entries
     std::uint32_t out_offset;  ///< where its segment of this pass's list starts
@@ -736,8 +736,8 @@ __device__ __forceinline__ std::uint32_t radix_select_row(
       in_list = true;
       listed = keep;
     } else {
-      // Never from the list in practice (once the entries fit they keep fitting), but counting
-      // needs no columns, so both sources work.
+      // From the list only in pass 0 after the sample read (once the entries fit they keep
+      // fitting, so every later pass filters); counting needs no columns, so both sources work.
       count_digits<T>(source.values, source.size, prefix, shift, largest, storage.counts);
     }
     __syncthreads();
@@ -1161,14 +1161,17 @@ __device__ __forceinline__ SelectPrefix<typename SelectKey<T>::Bits> fixed_prefi
 ///    that worked (sample_pass.cuh) reserves every entry of its warps' regions of list 1;
 /// 3. **count** (and **filter** when the pass filters): the digits of the candidates of its
 ///    span, or of its list segment when the previous pass filtered (pass 0: its regions of the
-///    sample pass's list), written to its 256 counts in the scratch; a filtering pass also copies
-///    its kept entries into its new segment;
+///    sample pass's list); a filtering pass also copies its kept entries into its new segment.
+///    The counts go to the row's histogram of the pass (an atomic per nonzero counter) and, as
+///    sums from the top digit down (entry d: the block's entries with digit d or above), to the
+///    block's 256 counts in the scratch, which the next pass's tally and the gather plan read;
 /// 4. **arrive**: a fence, then one atomic on the row's ticket; every block but the last of its
 ///    row to arrive is done;
-/// 5. **choose digit** (last block): thread t sums digit 255 - t over the row's blocks, one scan
-///    finds the bucket, the owner fixes the digit, narrows k and decides whether the next pass
-///    filters (the answers so far plus the bucket's count fit one list: candidate_capacity()),
-///    and thread 0 resets the ticket, and the fill of the list the next pass writes, to 0;
+/// 5. **choose digit** (last block): thread t reads digit 255 - t of the row's histogram (and
+///    zeroes it for pass + 2), one scan finds the bucket, the owner fixes the digit, narrows k and
+///    decides whether the next pass filters (the answers so far plus the bucket's count fit one
+///    list: candidate_capacity()), and thread 0 resets the ticket, and the fill of the list the
+///    next pass writes, to 0;
 /// 6. **plan the gather** (last block, last pass only): each block's tally gets its last-pass
 ///    values above the chosen digit and its count of equal values, and exclusive scans over the
 ///    row's blocks, in block order, give every block its first beyond and equal slot.

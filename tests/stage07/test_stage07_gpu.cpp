@@ -98,10 +98,11 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(TopkOptions opti
 
 /// After a call that ran the several-blocks-per-row schedule with scratch \p temp: which passes
 /// filtered in every row (RowState::listed, read back from the scratch) against the CPU model's
-/// (model_topk_row_blocks(); the decision depends only on the row, k and the list capacity, not
-/// on the span). So a GPU run shows not only the right output but that the lists were used
-/// exactly where the model uses them. Returns the first difference ("" when equal, or when one
-/// block per row ran).
+/// (model_topk_row_blocks() with the call's span: the digit passes' decisions depend only on the
+/// row, k and the list capacity, the sample pass's also on the blocks per row, which set its warps'
+/// parts and regions; kAuto resolved as topk() resolves it). So a GPU run shows not only the right
+/// output but that the lists were used exactly where the model uses them. Returns the first
+/// difference ("" when equal, or when one block per row ran).
 template <typename T>
 std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape, std::size_t k,
                                  const TopkOptions& options, void* temp) {
@@ -396,11 +397,9 @@ TYPED_TEST(Stage07Gpu, AllEqualAndTwoValueRowsFallBack) {
   }
 }
 
-// Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several
-// blocks per row with the rule's span, on uniform values and on few distinct ones (many ties
-// spread over every block). Unsorted for k beyond the sort's tile.
-// The sample pass of several blocks per row (sample_pass.cuh): rows of 8191 values (rows 1 and
-// 2 start off a 16-byte boundary, so the warps take the one-value path) and of 12288, every
+// The sample pass of several blocks per row (sample_pass.cuh), and one block per row's sample
+// read on the same rows: rows of 8191 values (for types of up to 4 bytes rows 1 and 2 start off
+// a 16-byte boundary, so the warps take the one-value path) and of 12288, every
 // distribution, k = 1, 7, 64, with the sample pass and without. Uniform rows keep few values
 // above the bound and pass 0 reads the list; sorted rows put them all in one warp's part, which
 // overflows its region (4 entries per warp here); all-equal rows are caught by the sample itself;
@@ -453,6 +452,9 @@ TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
   EXPECT_GT(failed, 0u);
 }
 
+// Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several
+// blocks per row with the rule's span, on uniform values and on few distinct ones (many ties
+// spread over every block). Unsorted for k beyond the sort's tile.
 TEST(Stage07GpuLarge, LongRowsEverySchedule) {
   const std::uint64_t seed = test_seed();
   const std::vector<Shape> shapes = {
