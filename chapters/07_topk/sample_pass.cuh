@@ -130,11 +130,7 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   using Bits = typename SelectKey<T>::Bits;
   static_assert(kSampleWarps == kBlockThreads / 32, "every warp of the block filters");
   __shared__ typename TopkStorage<Bits>::Select storage;
-  const std::size_t slot = blockIdx.x;
-  const std::size_t row_index = slot / arrays.blocks_per_row;
-  const std::size_t block = slot % arrays.blocks_per_row;
-  const std::size_t begin = block * arrays.values_per_block;
-  const std::size_t end = span_end(begin, arrays);
+  const auto [slot, row_index, block, begin, end] = block_span(arrays);
   const T* row = arrays.values_in + row_index * arrays.row_length;
   RowState* state = arrays.row_states + row_index;
 

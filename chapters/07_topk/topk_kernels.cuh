@@ -213,6 +213,20 @@ __device__ __forceinline__ std::uint32_t owned_digit() {
   return static_cast<std::uint32_t>(kNumDigits - 1) - threadIdx.x;
 }
 
+/// What the one thread whose bucket holds the k-th candidate (choose_digit() returned true)
+/// does next in a block that selects on its own: fixes \p digit at \p shift in \p prefix and in
+/// the shared \p storage, and narrows k to the rank inside that bucket (\p k_left less the
+/// \p above candidates with larger digits).
+template <typename Select, typename Bits>
+__device__ __forceinline__ void fix_chosen_digit(Select& storage, SelectPrefix<Bits>& prefix,
+                                                 std::uint32_t digit, int shift,
+                                                 std::uint32_t k_left, std::uint32_t above) {
+  prefix.fix(digit, shift);
+  storage.desired = prefix.desired;
+  storage.mask = prefix.mask;
+  storage.k_left = k_left - above;
+}
+
 /// What the gather of one span needs to know about the row and about the span's place in it.
 template <typename Bits>
 struct GatherPlan {
@@ -670,10 +684,7 @@ __device__ __forceinline__ std::uint32_t sample_bound(
     const std::uint32_t k_left = storage.k_left;
     std::uint32_t above = 0;
     if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
-      prefix.fix(digit, shift);
-      storage.desired = prefix.desired;
-      storage.mask = prefix.mask;
-      storage.k_left = k_left - above;
+      fix_chosen_digit(storage, prefix, digit, shift, k_left, above);
       // Samples above the bound (rank - k_left of them so far) plus those equal to it.
       storage.at_or_above = plan.rank - (k_left - above) + count;
     }
@@ -746,10 +757,7 @@ __device__ __forceinline__ std::uint32_t radix_select_row(
     const std::uint32_t k_left = storage.k_left;
     std::uint32_t above = 0;
     if (choose_digit(count, k_left, storage.scan, above)) {  // exactly one thread
-      prefix.fix(digit, shift);
-      storage.desired = prefix.desired;
-      storage.mask = prefix.mask;
-      storage.k_left = k_left - above;
+      fix_chosen_digit(storage, prefix, digit, shift, k_left, above);
       // Every thread read filter_next and keep_next before the barrier after counting.
       const std::uint32_t kept = (k - (k_left - above)) + count;
       storage.filter_next = pass + 1 < num_passes<T>() && kept <= kOneBlockListEntries;
@@ -1134,6 +1142,28 @@ __device__ __forceinline__ std::size_t span_end(std::size_t begin,
   return end < arrays.row_length ? end : std::size_t{arrays.row_length};
 }
 
+/// Where block blockIdx.x of a several-blocks-per-row launch works: its (row, block) slot in
+/// the scratch, its row, its block number in the row and its span [begin, end) of the row.
+struct BlockSpan {
+  std::size_t slot;       ///< row_index x blocks_per_row + block
+  std::size_t row_index;  ///< its row
+  std::size_t block;      ///< its block of the row
+  std::size_t begin;      ///< first column of its span
+  std::size_t end;        ///< one past the last
+};
+
+/// The BlockSpan of this block (grid = num_rows x blocks_per_row).
+template <typename T>
+__device__ __forceinline__ BlockSpan block_span(const MultiBlockArrays<T>& arrays) {
+  BlockSpan where;
+  where.slot = blockIdx.x;
+  where.row_index = where.slot / arrays.blocks_per_row;
+  where.block = where.slot % arrays.blocks_per_row;
+  where.begin = where.block * arrays.values_per_block;
+  where.end = span_end(where.begin, arrays);
+  return where;
+}
+
 /// The prefix the passes before \p pass fixed: the row state's bits under the mask of the top
 /// `pass` digits (pass 0: nothing fixed).
 template <typename T>
@@ -1181,11 +1211,7 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   using Bits = typename SelectKey<T>::Bits;
   // Only the select state: this kernel never sorts, so it does not pay for the sort's storage.
   __shared__ typename TopkStorage<Bits>::Select storage;
-  const std::size_t slot = blockIdx.x;  // this block's (row, block) index in the scratch
-  const std::size_t row_index = slot / arrays.blocks_per_row;
-  const std::size_t block = slot % arrays.blocks_per_row;
-  const std::size_t begin = block * arrays.values_per_block;
-  const std::size_t end = span_end(begin, arrays);
+  const auto [slot, row_index, block, begin, end] = block_span(arrays);
   const T* row = arrays.values_in + row_index * arrays.row_length;
   RowState* state = arrays.row_states + row_index;
   std::uint32_t* block_counts = arrays.counts + slot * kNumDigits;
@@ -1399,11 +1425,7 @@ template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_gather_kernel(MultiBlockArrays<T> arrays) {
   using Bits = typename SelectKey<T>::Bits;
   __shared__ BlockScanStorage<kBlockThreads> scan;
-  const std::size_t slot = blockIdx.x;
-  const std::size_t row_index = slot / arrays.blocks_per_row;
-  const std::size_t block = slot % arrays.blocks_per_row;
-  const std::size_t begin = block * arrays.values_per_block;
-  const std::size_t end = span_end(begin, arrays);
+  const auto [slot, row_index, block, begin, end] = block_span(arrays);
   const RowState* state = arrays.row_states + row_index;
   const BlockTally tally = arrays.tallies[slot];
   GatherPlan<Bits> plan;

@@ -494,11 +494,26 @@ TYPED_TEST(Stage07Typed, AllEqualAndTwoValueRowsFallBack) {
 // pass 1 still reads the row and cannot filter (32768 > 4096 entries); pass 1's bucket holds
 // about 2^15 / 2^7 values, so pass 2 filters and pass 3 and the gather read a few hundred list
 // entries instead of 65536 values.
-TEST(Stage07Filter, UniformRowsReadTheRowThreeTimes) {
+/// One row of 2^16 f32 values uniform in [0, 1) (the filter tests' row).
+std::vector<float> uniform_row() {
   std::mt19937_64 random(sortlab::testing::test_seed());
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
   std::vector<float> row(std::size_t{1} << 16);
   for (float& value : row) value = uniform(random);
+  return row;
+}
+
+/// Whether \p values / \p indices are the reference's sorted top 64 of \p row.
+bool is_top64(const std::vector<float>& row, const std::vector<float>& values,
+              const std::vector<std::int64_t>& indices) {
+  std::vector<float> want_values;
+  std::vector<std::int64_t> want_indices;
+  stage07::reference_topk(row, 1, row.size(), 64, true, want_values, want_indices);
+  return stage07::compare_topk(want_values, want_indices, values, indices, 1, 64, true).empty();
+}
+
+TEST(Stage07Filter, UniformRowsReadTheRowThreeTimes) {
+  const std::vector<float> row = uniform_row();
   std::vector<float> values;
   std::vector<std::int64_t> indices;
   stage07::BlockedGather record;
@@ -513,20 +528,13 @@ TEST(Stage07Filter, UniformRowsReadTheRowThreeTimes) {
   EXPECT_LT(record.passes[3].read, 1024u);
   EXPECT_TRUE(record.gather_from_lists);
   EXPECT_LT(record.gather_input, 1024u);
-  std::vector<float> want_values;
-  std::vector<std::int64_t> want_indices;
-  stage07::reference_topk(row, 1, row.size(), 64, true, want_values, want_indices);
-  EXPECT_TRUE(
-      stage07::compare_topk(want_values, want_indices, values, indices, 1, 64, true).empty());
+  EXPECT_TRUE(is_top64(row, values, indices));
 }
 
 // The same row with the sample pass: the bound from 4096 samples keeps a few hundred values,
 // so the row is read once (by the sample pass) and every digit pass reads the list.
 TEST(Stage07Filter, UniformRowsWithTheSampleReadTheRowOnce) {
-  std::mt19937_64 random(sortlab::testing::test_seed());
-  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-  std::vector<float> row(std::size_t{1} << 16);
-  for (float& value : row) value = uniform(random);
+  const std::vector<float> row = uniform_row();
   std::vector<float> values;
   std::vector<std::int64_t> indices;
   stage07::BlockedGather record;
@@ -546,11 +554,7 @@ TEST(Stage07Filter, UniformRowsWithTheSampleReadTheRowOnce) {
   }
   EXPECT_EQ(record.passes[0].read, record.sample_kept);
   EXPECT_TRUE(record.gather_from_lists);
-  std::vector<float> want_values;
-  std::vector<std::int64_t> want_indices;
-  stage07::reference_topk(row, 1, row.size(), 64, true, want_values, want_indices);
-  EXPECT_TRUE(
-      stage07::compare_topk(want_values, want_indices, values, indices, 1, 64, true).empty());
+  EXPECT_TRUE(is_top64(row, values, indices));
 }
 
 // A sorted row puts every value above the bound in the last block's last warp part, whose
@@ -569,11 +573,7 @@ TEST(Stage07Filter, SortedRowsOverflowAWarpRegionAndFallBack) {
   EXPECT_TRUE(record.sample_read);
   EXPECT_FALSE(record.sampled);
   EXPECT_FALSE(record.passes[0].read_lists);
-  std::vector<float> want_values;
-  std::vector<std::int64_t> want_indices;
-  stage07::reference_topk(ascending, 1, length, 64, true, want_values, want_indices);
-  EXPECT_TRUE(
-      stage07::compare_topk(want_values, want_indices, values, indices, 1, 64, true).empty());
+  EXPECT_TRUE(is_top64(ascending, values, indices));
 }
 
 TEST(Stage07Sample, PlanArithmetic) {
