@@ -398,8 +398,9 @@ TYPED_TEST(Stage07Gpu, AllEqualAndTwoValueRowsFallBack) {
 }
 
 // The sample pass of several blocks per row (sample_pass.cuh), and one block per row's sample
-// read on the same rows: rows of 8191 values (for types of up to 4 bytes rows 1 and 2 start off
-// a 16-byte boundary, so the warps take the one-value path) and of 12288, every
+// read on the same rows: one row of 9216 values (under make device-check's sanitizer cap), rows
+// of 8191 values (for types of up to 4 bytes rows 1 and 2 start off a 16-byte boundary, so the
+// warps take the one-value path) and of 12288, every
 // distribution, k = 1, 7, 64, with the sample pass and without. Uniform rows keep few values
 // above the bound and pass 0 reads the list; sorted rows put them all in one warp's part, which
 // overflows its region (4 entries per warp here); all-equal rows are caught by the sample itself;
@@ -409,9 +410,12 @@ TYPED_TEST(Stage07Gpu, AllEqualAndTwoValueRowsFallBack) {
 TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  std::size_t worked = 0, failed = 0;
-  for (const Shape& shape : {Shape{3, 8191}, Shape{1, 12288}}) {
-    if (shape.rows * shape.row_length > max_test_n()) GTEST_SKIP() << "exceeds SORTLAB_TEST_MAX_N";
+  std::size_t worked = 0, failed = 0, shapes_run = 0;
+  const std::vector<Shape> shapes = {Shape{1, 9216}, Shape{3, 8191}, Shape{1, 12288}};
+  for (const Shape& shape : shapes) {
+    // Under a sanitizer's size cap (9300 in make device-check) only the first shape runs.
+    if (shape.rows * shape.row_length > max_test_n()) continue;
+    ++shapes_run;
     for (sortlab::Distribution distribution : sortlab::all_distributions()) {
       const std::size_t n = shape.rows * shape.row_length;
       const auto input = sortlab::generate_keys<T>(distribution, n, seed + 7 * n);
@@ -448,6 +452,8 @@ TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
           }
     }
   }
+  if (shapes_run == 0) GTEST_SKIP() << "every shape exceeds SORTLAB_TEST_MAX_N";
+  if (shapes_run < shapes.size()) return;  // capped: the outcomes are not all guaranteed
   EXPECT_GT(worked, 0u);
   EXPECT_GT(failed, 0u);
 }
