@@ -88,11 +88,13 @@ inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t
 }
 
 /// Column of sample \p i of the 2^\p log2_samples samples drawn from a row of \p row_length
-/// values: one position in each of S equal strata of the row (stratum i is [i n / S, (i + 1) n /
-/// S)), picked inside its stratum by a fixed integer hash of i. Stratified, so a sorted or a
-/// periodic row is sampled evenly; fixed, so the model and every block of a row draw the same
-/// sample. \param i sample number, 0 .. samples - 1 \param log2_samples log2 of S
-/// (SamplePlan::log2_samples; S at most row_length) \param row_length values per row
+/// values: one position in each of S equal strata of the row (stratum i is
+/// [i n / S, (i + 1) n / S)), picked inside its stratum by a fixed integer hash of i.
+/// Stratified, so a sorted or a periodic row is sampled evenly; fixed, so the model and every
+/// block of a row draw the same sample.
+/// \param i sample number, 0 .. S - 1
+/// \param log2_samples log2 of S (SamplePlan::log2_samples; S at most row_length)
+/// \param row_length values per row
 SORTLAB_HOST_DEVICE inline std::uint32_t sample_column(std::uint32_t i, int log2_samples,
                                                        std::uint32_t row_length) {
   // No division: S is a power of two, and the hash is scaled into the stratum by a multiply

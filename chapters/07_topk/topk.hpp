@@ -332,11 +332,14 @@ struct ScratchPlan {
 /// The scratch layout of a top-k of \p num_rows rows of \p row_length values, \p k per row:
 /// none unless select_schedule() with kMaxTargetBlocks picks several blocks per row, else
 /// `rows x blocks_per_row x 256` u32 digit counts, `rows x blocks_per_row` 32-byte tallies,
-/// `rows` 2080-byte row states (RowState), then two candidate lists of `rows x
-/// candidate_capacity(row_length)` values (\p value_bytes each) and as many u32 columns. Pure host
-/// arithmetic (no CUDA call), so the CPU tests check it. \param num_rows rows \param row_length
-/// values per row \param k values picked per row \param value_bytes sizeof(T) of the values \param
-/// options the schedule options (they decide the split)
+/// `rows` 2080-byte row states (RowState), then two candidate lists of
+/// `rows x candidate_capacity(row_length)` values (\p value_bytes each) and as many u32
+/// columns. Pure host arithmetic (no CUDA call), so the CPU tests check it.
+/// \param num_rows rows
+/// \param row_length values per row
+/// \param k values picked per row
+/// \param value_bytes sizeof(T) of the values
+/// \param options the schedule options (they decide the split)
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
                          std::size_t value_bytes, const TopkOptions& options = {});
 
@@ -350,16 +353,21 @@ ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size
 /// Throws sortlab::Error on bad arguments, before any CUDA call: k > row_length, too many rows or
 /// too long a row, `sorted` with k > kMaxSortedK, a split of more than 2^31 - 1 blocks, null
 /// pointers, arrays that overlap (outputs, input, scratch), or a scratch smaller than the query
-/// said. The several-blocks-per-row schedule asks the device for its SM count (a driver query,
-/// no synchronisation) and queues one cudaMemsetAsync of its row states (their tickets and
-/// histograms must start at zero, and nothing inside a launch can order a reset before the first
-/// block arrives), one launch per digit pass, the gather and, when sorted, the sort. \param
-/// temp_storage device scratch, or nullptr to query its size \param temp_storage_bytes size of the
-/// scratch (set by the query) \param values_in device input, num_rows x row_length, row-major (not
-/// modified) \param num_rows rows, 0 to kMaxRows \param row_length values per row, 0 to
-/// kMaxRowLength \param k values to pick per row, 0 to row_length \param values_out device output,
-/// num_rows x k \param indices_out device output, num_rows x k columns (0 .. row_length - 1) \param
-/// options largest or smallest, sorted or not \param stream CUDA stream the work is queued on
+/// said. The several-blocks-per-row schedule asks the device for its SM count and L2 size
+/// (driver queries, no synchronisation) and queues one cudaMemsetAsync of its row states (their
+/// tickets and histograms must start at zero, and nothing inside a launch can order a reset
+/// before the first block arrives), the sample pass when it runs, one launch per digit pass, the
+/// gather and, when sorted, the sort.
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param values_in device input, num_rows x row_length, row-major (not modified)
+/// \param num_rows rows, 0 to kMaxRows
+/// \param row_length values per row, 0 to kMaxRowLength
+/// \param k values to pick per row, 0 to row_length
+/// \param values_out device output, num_rows x k
+/// \param indices_out device output, num_rows x k columns (0 .. row_length - 1)
+/// \param options largest or smallest, sorted or not
+/// \param stream CUDA stream the work is queued on
 template <typename T>
 void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_in,
           std::size_t num_rows, std::size_t row_length, std::size_t k, T* values_out,
