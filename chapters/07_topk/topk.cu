@@ -154,8 +154,6 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   arrays.k = static_cast<std::uint32_t>(k);
   arrays.largest = options.largest;
   arrays.sorted = options.sorted;
-  const bool sample =
-      sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_cache_bytes());
   // The SM count is asked only when the plan allows a split (a driver query, no sync); the split
   // for this GPU is never larger than the planned one.
   const RowSplit split = plan.split.several_blocks
@@ -178,6 +176,10 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
     }
     return;
   }
+  // Both block schedules may draw the sample; the L2's size is a driver query (no sync), asked
+  // only here, where it can matter.
+  const bool sample =
+      sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_cache_bytes());
   if (!split.several_blocks) {
     // One block per row reads the row once into its shared list when the sample allows it (by
     // default only rows long enough for the saved passes to outweigh the bound's).

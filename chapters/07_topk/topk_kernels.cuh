@@ -640,9 +640,9 @@ __device__ __forceinline__ void sort_answers_for_k(
 }
 
 /// Phases **sample** and **bound** (all threads call it; sample_plan.hpp): draws the row's
-/// samples and leaves
-/// the select bits of the sample's `plan.rank`-th largest in `storage.desired`. Returns how many
-/// samples are at or above that bound (the same in every thread).
+/// samples and leaves the select bits of the sample's `plan.rank`-th largest in
+/// `storage.desired`. Returns how many samples are at or above that bound (the same in every
+/// thread).
 template <typename T>
 __device__ __forceinline__ std::uint32_t sample_bound(
     const T* row, std::uint32_t row_length, const SamplePlan& plan, bool largest,
