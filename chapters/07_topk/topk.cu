@@ -15,6 +15,7 @@
 #include "common/device_properties.hpp"
 #include "common/errors.hpp"
 #include "common/memory_ranges.hpp"
+#include "common/scratch_layout.hpp"
 #include "common/sort_options.hpp"
 
 namespace sortlab::stage07 {
@@ -236,10 +237,45 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   }
 }
 
+template <typename T>
+void topk_with_int32_indices(void* temp_storage, std::size_t& temp_storage_bytes,
+                             const T* values_in, std::size_t num_rows, std::size_t row_length,
+                             std::size_t k, T* values_out, std::int32_t* indices_out,
+                             const TopkOptions& options, cudaStream_t stream) {
+  // topk()'s own query checks the shape (and throws) before anything else.
+  std::size_t inner_bytes = 0;
+  topk<T>(nullptr, inner_bytes, values_in, num_rows, row_length, k, values_out, nullptr, options,
+          stream);
+  const std::size_t answers = num_rows * k;
+  ScratchLayout layout;
+  const std::size_t wide_slot = layout.add<std::int64_t>(answers);
+  const std::size_t inner_slot = layout.add<unsigned char>(inner_bytes);
+  const std::size_t need = std::max<std::size_t>(layout.total_bytes(), 1);
+  if (answer_size_query(temp_storage, temp_storage_bytes, need)) return;
+  if (answers == 0) return;  // the empty result, as topk()
+  require(values_in != nullptr && values_out != nullptr && indices_out != nullptr,
+          "topk_with_int32_indices: values_in, values_out and indices_out must not be null");
+  require_apart("topk_with_int32_indices",
+                {MemoryRange{values_out, answers * sizeof(T), "values_out"},
+                 MemoryRange{indices_out, answers * sizeof(std::int32_t), "indices_out"},
+                 MemoryRange{temp_storage, need, "temp_storage"}},
+                {MemoryRange{values_in, num_rows * row_length * sizeof(T), "values_in"}});
+  std::int64_t* wide = layout.get<std::int64_t>(temp_storage, wide_slot);
+  topk<T>(layout.get<unsigned char>(temp_storage, inner_slot), inner_bytes, values_in, num_rows,
+          row_length, k, values_out, wide, options, stream);
+  const std::size_t blocks = std::min<std::size_t>(divide_up(answers, kBlockThreads), 4096);
+  narrow_indices_kernel<<<static_cast<unsigned>(blocks), kBlockThreads, 0, stream>>>(
+      wide, indices_out, answers);
+  SORTLAB_CHECK_LAUNCH();
+}
+
 // One instantiation per supported value type, here and only here (compile time).
 #define SORTLAB_STAGE07_INSTANTIATE(T)                                                            \
   template void topk<T>(void*, std::size_t&, const T*, std::size_t, std::size_t, std::size_t, T*, \
-                        std::int64_t*, const TopkOptions&, cudaStream_t);
+                        std::int64_t*, const TopkOptions&, cudaStream_t);                         \
+  template void topk_with_int32_indices<T>(void*, std::size_t&, const T*, std::size_t,            \
+                                           std::size_t, std::size_t, T*, std::int32_t*,           \
+                                           const TopkOptions&, cudaStream_t);
 SORTLAB_STAGE07_INSTANTIATE(float)
 SORTLAB_STAGE07_INSTANTIATE(std::uint32_t)
 SORTLAB_STAGE07_INSTANTIATE(std::int32_t)

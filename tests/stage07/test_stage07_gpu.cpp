@@ -494,6 +494,52 @@ TEST(Stage07GpuLarge, LongRowsEverySchedule) {
   }
 }
 
+// The int32-index variant returns the int64 call's columns, narrowed, and the same values, on
+// every schedule (outputs poisoned first).
+TEST(Stage07GpuEdges, Int32IndicesEqualTheInt64Ones) {
+  const std::uint64_t seed = test_seed();
+  for (const Shape& shape : {Shape{1, 70000}, Shape{300, 1000}, Shape{64, 4096}}) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    const auto input = sortlab::generate_keys<float>(sortlab::Distribution::kUniform, n, seed + n);
+    DeviceBuffer<float> values_in(input);
+    for (std::size_t k : {std::size_t{1}, std::size_t{64}, stage07::kMaxSortedK}) {
+      if (k > shape.row_length) continue;
+      SCOPED_TRACE("rows=" + std::to_string(shape.rows) +
+                   " length=" + std::to_string(shape.row_length) + " k=" + std::to_string(k));
+      const std::size_t answers = shape.rows * k;
+      DeviceBuffer<float> wide_values(answers), narrow_values(answers);
+      DeviceBuffer<std::int64_t> wide_indices(answers);
+      DeviceBuffer<std::int32_t> narrow_indices(answers);
+      wide_values.poison();
+      narrow_values.poison();
+      wide_indices.poison();
+      narrow_indices.poison();
+      std::size_t wide_bytes = 0, narrow_bytes = 0;
+      stage07::topk<float>(nullptr, wide_bytes, values_in.data(), shape.rows, shape.row_length, k,
+                           wide_values.data(), wide_indices.data());
+      stage07::topk_with_int32_indices<float>(nullptr, narrow_bytes, values_in.data(), shape.rows,
+                                              shape.row_length, k, narrow_values.data(),
+                                              narrow_indices.data());
+      DeviceBuffer<unsigned char> wide_temp(wide_bytes), narrow_temp(narrow_bytes);
+      wide_temp.poison();
+      narrow_temp.poison();
+      stage07::topk<float>(wide_temp.data(), wide_bytes, values_in.data(), shape.rows,
+                           shape.row_length, k, wide_values.data(), wide_indices.data());
+      stage07::topk_with_int32_indices<float>(narrow_temp.data(), narrow_bytes, values_in.data(),
+                                              shape.rows, shape.row_length, k, narrow_values.data(),
+                                              narrow_indices.data());
+      SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<std::int64_t> wide = wide_indices.download();
+      const std::vector<std::int32_t> narrow = narrow_indices.download();
+      ASSERT_EQ(wide.size(), narrow.size());
+      for (std::size_t i = 0; i < wide.size(); ++i)
+        ASSERT_EQ(wide[i], static_cast<std::int64_t>(narrow[i])) << "answer " << i;
+      EXPECT_EQ(wide_values.download(), narrow_values.download());
+    }
+  }
+}
+
 // k = 0 and zero rows are the empty result: nothing is written, the poison stays.
 TEST(Stage07GpuEdges, EmptyResultsWriteNothing) {
   DeviceBuffer<float> values_in(std::vector<float>(40, 1.0f)), values_out(8);

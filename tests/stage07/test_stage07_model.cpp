@@ -978,6 +978,46 @@ TEST(Stage07Arguments, EmptyResultsNeedNoCudaCall) {
   EXPECT_NO_THROW(stage07::topk<std::int32_t>(scratch, bytes, nullptr, 0, 10, 3, nullptr, nullptr));
 }
 
+// The int32-index variant: its query is topk()'s scratch plus the int64 indices (each array
+// rounded up to 256 bytes, plus 255 of slack), and it rejects what topk() rejects, before any
+// CUDA call, and a null int32 output.
+TEST(Stage07Arguments, Int32IndicesQueryAndErrors) {
+  TopkOptions multi;
+  multi.schedule = stage07::TopkSchedule::kBlocksPerRow;
+  multi.values_per_block = stage07::kTestValuesPerBlock;
+  const auto round_up = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+  for (const TopkOptions& options : {TopkOptions{}, multi}) {
+    std::size_t wide = 0, narrow = 0;
+    stage07::topk<float>(nullptr, wide, nullptr, 2, 1553, 5, nullptr, nullptr, options);
+    stage07::topk_with_int32_indices<float>(nullptr, narrow, nullptr, 2, 1553, 5, nullptr, nullptr,
+                                            options);
+    EXPECT_EQ(narrow, round_up(2 * 5 * sizeof(std::int64_t)) + round_up(wide) + 255);
+  }
+  std::size_t bytes = 0;
+  expect_error(
+      [&] {
+        stage07::topk_with_int32_indices<float>(nullptr, bytes, nullptr, 1, 4, 5, nullptr, nullptr);
+      },
+      "larger than row_length");
+  static float input[64];
+  static float output[64];
+  static std::int32_t indices[64];
+  static unsigned char scratch[4096];
+  bytes = sizeof(scratch);
+  expect_error(
+      [&] {
+        stage07::topk_with_int32_indices<float>(scratch, bytes, input, 1, 64, 4, output, nullptr);
+      },
+      "must not be null");
+  expect_error(
+      [&] {
+        stage07::topk_with_int32_indices<float>(scratch, bytes, input, 1, 64, 4, output,
+                                                reinterpret_cast<std::int32_t*>(input));
+      },
+      "overlap");
+  (void)indices;
+}
+
 TEST(Stage07Arguments, RejectedBeforeAnyCudaCall) {
   // Host arrays stand in for device ones: every call below must throw before touching them.
   static float input[64];
