@@ -311,8 +311,9 @@ struct OnesweepTile {
 /// kHasValues>::Storage) bytes of dynamic shared memory.
 /// \param arrays source and target of the pass
 /// \param pass the digit place, the tile status words and the tile counter
-/// \param trace null pointers, or (trace_pass) arrays for the intermediate steps
-template <typename Key, typename Value, bool kHasValues>
+/// \param trace with \p kTraced (trace_pass only), arrays for the intermediate steps; a sort's
+///        kernel is instantiated without it, so it carries no code for them
+template <typename Key, typename Value, bool kHasValues, bool kTraced = false>
 __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasValues, sizeof(Key)))
     onesweep_kernel(PassArrays<Key, Value> arrays, PassParams pass, OnesweepTrace trace) {
   using Tile = OnesweepTile<Key, Value, kHasValues>;
@@ -505,9 +506,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
         if (tile + 1 == pass.num_tiles && pass.next_chunk_starts != nullptr)
           pass.next_chunk_starts[digit] = chunk_start + exclusive + tile_count;
       }
-      if (owns_digit && trace.tile_counts != nullptr) {
-        trace.tile_counts[my_word] = tile_count;
-        trace.exclusive_prefixes[my_word] = exclusive;
+      if constexpr (kTraced) {
+        if (owns_digit) {
+          trace.tile_counts[my_word] = tile_count;
+          trace.exclusive_prefixes[my_word] = exclusive;
+        }
       }
     };
     if constexpr (kLookBackBeforeRank) look_back();
@@ -542,9 +545,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
         shared.exchange.keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
         if constexpr (kHasValues) packed_ranks[i / 2] |= rank << (16 * (i % 2));
       }
-      if (trace.ranks != nullptr && d < kDigits) {
-        trace.ranks[tile_first + position(i)] = rank;
-        trace.digits[tile_first + position(i)] = d;
+      if constexpr (kTraced) {
+        if (d < kDigits) {
+          trace.ranks[tile_first + position(i)] = rank;
+          trace.digits[tile_first + position(i)] = d;
+        }
       }
     }
 

@@ -95,7 +95,7 @@ Scratch plan_scratch(std::size_t n, int places, std::size_t chunk) {
 /// memory on the current device: past 48 KiB a kernel must ask for it, once per device. A
 /// function attribute, not work on a stream: no synchronisation, and allowed while a stream is
 /// being captured into a graph.
-template <typename Key, typename Value, bool kHasValues>
+template <typename Key, typename Value, bool kHasValues, bool kTraced>
 void allow_tile_storage() {
   constexpr std::size_t bytes = sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage);
   if constexpr (bytes > 48 * 1024) {
@@ -104,22 +104,23 @@ void allow_tile_storage() {
     SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
     const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
     if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return;
-    SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(onesweep_kernel<Key, Value, kHasValues>,
+    SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(onesweep_kernel<Key, Value, kHasValues, kTraced>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(bytes)));
     done_devices.fetch_or(bit, std::memory_order_relaxed);
   }
 }
 
-/// Queues one launch: clear the status words, run the onesweep kernel.
-template <typename Key, typename Value, bool kHasValues>
+/// Queues one launch: clear the status words, run the onesweep kernel (\p kTraced: the variant
+/// that writes \p trace, for trace_pass only).
+template <typename Key, typename Value, bool kHasValues, bool kTraced = false>
 void launch_pass(const PassArrays<Key, Value>& arrays, const PassParams& params,
                  const OnesweepTrace& trace, cudaStream_t stream) {
   SORTLAB_CUDA_CHECK(
       cudaMemsetAsync(params.tile_status, 0,
                       std::size_t{params.num_tiles} * kDigits * sizeof(std::uint32_t), stream));
-  allow_tile_storage<Key, Value, kHasValues>();
-  onesweep_kernel<Key, Value, kHasValues>
+  allow_tile_storage<Key, Value, kHasValues, kTraced>();
+  onesweep_kernel<Key, Value, kHasValues, kTraced>
       <<<params.num_tiles, kThreadsPerBlock,
          sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage), stream>>>(arrays, params,
                                                                                    trace);
@@ -285,7 +286,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   params.digit_starts = starts.data();
   params.tile_status = status.data();
   params.tile_counter = counts.data() + kDigits;
-  launch_pass<Key, std::uint32_t, true>(
+  launch_pass<Key, std::uint32_t, true, /*kTraced=*/true>(
       {keys_in.data(), keys_out.data(), nullptr, values_in.data(), values_out.data(), nullptr},
       params, OnesweepTrace{digits_of.data(), ranks.data(), tile_counts.data(), prefixes.data()},
       s);
