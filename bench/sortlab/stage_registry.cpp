@@ -361,12 +361,12 @@ struct Stage08 : NoTuning {
       row += std::string(row.size() < 17 ? 17 - row.size() : 1, ' ');
       for (std::size_t b = 0; b < blocks; ++b) {
         const std::uint32_t word = final_status[b * digits + d];
-        const stage08::TileFlag flag = stage08::status_flag(word);
+        const sortlab::TileFlag flag = sortlab::status_flag(word);
         const std::string cell =
-            flag == stage08::TileFlag::kNotReady
+            flag == sortlab::TileFlag::kNotReady
                 ? "-"
-                : std::string(flag == stage08::TileFlag::kPrefix ? "P " : "A ") +
-                      std::to_string(stage08::status_count(word));
+                : std::string(flag == sortlab::TileFlag::kPrefix ? "P " : "A ") +
+                      std::to_string(sortlab::status_count(word));
         row += std::string(cell.size() < 8 ? 8 - cell.size() : 1, ' ') + cell;
       }
       notes.push_back(row);

@@ -17,7 +17,7 @@
 
 #include "chapters/08_onesweep/onesweep_sort.hpp"
 #include "chapters/08_onesweep/pass_roles.hpp"
-#include "chapters/08_onesweep/tile_status.hpp"
+#include "common/tile_status.hpp"
 #include "common/block_scan.cuh"
 #include "common/key_traits.hpp"
 

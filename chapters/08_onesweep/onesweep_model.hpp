@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "chapters/08_onesweep/onesweep_sort.hpp"
-#include "chapters/08_onesweep/tile_status.hpp"
+#include "common/tile_status.hpp"
 #include "common/errors.hpp"
 #include "common/key_traits.hpp"
 #include "common/sort_options.hpp"

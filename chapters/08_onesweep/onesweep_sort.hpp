@@ -34,7 +34,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "chapters/08_onesweep/tile_status.hpp"
+#include "common/tile_status.hpp"
 #include "common/errors.hpp"
 #include "common/sort_options.hpp"
 #include "common/value_carrier.hpp"

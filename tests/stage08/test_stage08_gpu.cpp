@@ -357,8 +357,8 @@ TEST(Stage08Lookback, RepeatedRunsAreIdentical) {
     return ::testing::AssertionFailure()
            << what << ": the GPU has " << gpu.size() << " entries, the model " << model.size();
   const auto text = [&](std::uint32_t value) {
-    return status_words ? std::string(stage08::to_string(stage08::status_flag(value))) + " " +
-                              std::to_string(stage08::status_count(value))
+    return status_words ? std::string(sortlab::to_string(sortlab::status_flag(value))) + " " +
+                              std::to_string(sortlab::status_count(value))
                         : std::to_string(value);
   };
   std::size_t first = gpu.size(), differing = 0;

@@ -23,12 +23,12 @@
 namespace {
 
 namespace stage08 = sortlab::stage08;
-using stage08::TileFlag;
+using sortlab::TileFlag;
 
 /// The pack of (flag, count), one word each.
 std::vector<std::uint32_t> words(TileFlag flag, const std::vector<std::uint32_t>& counts) {
   std::vector<std::uint32_t> packed;
-  for (std::uint32_t count : counts) packed.push_back(stage08::pack_status(flag, count));
+  for (std::uint32_t count : counts) packed.push_back(sortlab::pack_status(flag, count));
   return packed;
 }
 
@@ -36,13 +36,13 @@ std::vector<std::uint32_t> words(TileFlag flag, const std::vector<std::uint32_t>
 TEST(Stage08StatusWord, FlagAndCountShareOneWord) {
   for (TileFlag flag : {TileFlag::kNotReady, TileFlag::kAggregate, TileFlag::kPrefix})
     for (std::uint32_t count : {0u, 1u, 4096u, (1u << 30) - 1u}) {
-      const std::uint32_t word = stage08::pack_status(flag, count);
-      EXPECT_EQ(stage08::status_flag(word), flag);
-      EXPECT_EQ(stage08::status_count(word), count);
+      const std::uint32_t word = sortlab::pack_status(flag, count);
+      EXPECT_EQ(sortlab::status_flag(word), flag);
+      EXPECT_EQ(sortlab::status_count(word), count);
     }
   // Zeroed memory reads as "not ready": the sort clears the words with a memset.
-  EXPECT_EQ(stage08::status_flag(0u), TileFlag::kNotReady);
-  EXPECT_EQ(stage08::pack_status(TileFlag::kPrefix, 5), 0x80000005u);
+  EXPECT_EQ(sortlab::status_flag(0u), TileFlag::kNotReady);
+  EXPECT_EQ(sortlab::pack_status(TileFlag::kPrefix, 5), 0x80000005u);
 }
 
 // Eleven keys, 2-bit digits (key & 3), tiles of 4 keys: three tiles, the last one partial. The
@@ -83,9 +83,9 @@ TEST(Stage08PassModel, ThreeTilesByHandInOrder) {
             "tile 2 publishes aggregate (0 0 1 2)\n"
             "tile 2 reads tile 1: prefix (2 4 1 1)\n");
   EXPECT_EQ(trace.final_status, model.lookback.final_status);
-  EXPECT_EQ(model.lookback.final_status[0], stage08::pack_status(TileFlag::kPrefix, 1));
-  EXPECT_EQ(model.lookback.final_status[4], stage08::pack_status(TileFlag::kPrefix, 2));
-  EXPECT_EQ(model.lookback.final_status[8], stage08::pack_status(TileFlag::kAggregate, 0));
+  EXPECT_EQ(model.lookback.final_status[0], sortlab::pack_status(TileFlag::kPrefix, 1));
+  EXPECT_EQ(model.lookback.final_status[4], sortlab::pack_status(TileFlag::kPrefix, 2));
+  EXPECT_EQ(model.lookback.final_status[8], sortlab::pack_status(TileFlag::kAggregate, 0));
 }
 
 // The same pass with tiles finishing out of order: tile 2 publishes before tile 0 has, reads
@@ -192,8 +192,8 @@ void expect_lookback_invariants(const stage08::LookbackModel& model,
                   ? tile_counts[read.predecessor * digits + d]
                   : model.exclusive_prefixes[read.predecessor * digits + d] +
                         tile_counts[read.predecessor * digits + d];
-          ASSERT_EQ(stage08::status_count(read.words[d]), expect);
-          ASSERT_EQ(stage08::status_flag(read.words[d]), read.flag);
+          ASSERT_EQ(sortlab::status_count(read.words[d]), expect);
+          ASSERT_EQ(sortlab::status_flag(read.words[d]), read.flag);
         }
       }
     }
@@ -203,7 +203,7 @@ void expect_lookback_invariants(const stage08::LookbackModel& model,
       const std::uint32_t count = tile_counts[b * digits + d];
       ASSERT_EQ(
           model.final_status[b * digits + d],
-          stage08::pack_status(
+          sortlab::pack_status(
               final_flag, final_flag == TileFlag::kPrefix && b > 0 ? before[d] + count : count));
     }
     for (std::size_t d = 0; d < digits; ++d) before[d] += tile_counts[b * digits + d];

@@ -7,16 +7,17 @@
 /// tile before it). A tile looking back reads its predecessors' words. If the flag and the count
 /// lived in two words, a reader could see a new flag with an old count (nothing orders two
 /// relaxed stores as another SM sees them); in one word, the store is one transaction and the
-/// reader sees either the old word or the new one. The host model (onesweep_model.hpp) and the
-/// kernels (onesweep_kernels.cuh) use these same functions, so the model's records are the words
-/// the GPU stores.
+/// reader sees either the old word or the new one. Stage 08's host model (onesweep_model.hpp) and
+/// its kernels (onesweep_kernels.cuh) use these same functions, so the model's records are the words
+/// the GPU stores. Stage 06's huge path keeps one status word per (tile of a segment, digit) the
+/// same way.
 #pragma once
 
 #include <cstdint>
 
 #include "common/key_traits.hpp"  // SORTLAB_HOST_DEVICE
 
-namespace sortlab::stage08 {
+namespace sortlab {
 
 /// What a tile has published for one digit so far.
 enum class TileFlag : std::uint32_t {
@@ -63,4 +64,4 @@ inline const char* to_string(TileFlag flag) {
   return "invalid";
 }
 
-}  // namespace sortlab::stage08
+}  // namespace sortlab
