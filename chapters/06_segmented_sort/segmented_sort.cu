@@ -14,7 +14,6 @@
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
 #include "chapters/06_segmented_sort/segmented_sort_kernels.cuh"
 #include "common/device_properties.hpp"
-#include "common/device_scan.hpp"
 #include "common/errors.hpp"
 #include "common/memory_ranges.hpp"
 #include "common/scratch_layout.hpp"
@@ -153,39 +152,50 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     SORTLAB_CHECK_LAUNCH();
   }
 
-  // Huge segments: many blocks per segment, three launches per pass (section 5 of the kernels).
+  // Huge segments: many blocks per segment, one launch per pass (section 5 of the kernels).
   if (huge_path) {
     std::uint32_t* lists = layout.get<std::uint32_t>(temp_storage, plan.huge_lists);
+    std::uint32_t* zeroed = layout.get<std::uint32_t>(temp_storage, plan.huge_zeroed);
     HugeSegments huge{};
     huge.count = lists;
     huge.ids = lists + 2;
-    huge.chunk_first = lists + 2 + plan.huge_capacity;
-    huge.table = layout.get<std::uint32_t>(temp_storage, plan.huge_table);
+    huge.tile_first = lists + 2 + plan.huge_capacity;
+    huge.tile_counter = zeroed;
+    huge.digit_counts = zeroed + plan.huge_max_passes;
+    huge.tile_status = huge.digit_counts + plan.huge_capacity * plan.huge_max_passes * kLargeDigits;
     huge.capacity = static_cast<std::uint32_t>(plan.huge_capacity);
-    huge.max_chunks = static_cast<std::uint32_t>(plan.huge_max_chunks);
+    huge.max_tiles = static_cast<std::uint32_t>(plan.huge_max_tiles);
+    huge.max_passes = static_cast<int>(plan.huge_max_passes);
+    // The counters, counts and status words start at zero on every call (a reused scratch needs
+    // nothing from the caller).
+    SORTLAB_CUDA_CHECK(cudaMemsetAsync(zeroed, 0, huge_zeroed_words(plan) * sizeof(std::uint32_t),
+                                       stream));
     huge_plan_kernel<Key><<<1, kBlockThreads, 0, stream>>>(segments, huge);
     SORTLAB_CHECK_LAUNCH();
-    const std::size_t table_entries = kLargeDigits * plan.huge_max_chunks;
-    void* scan_temp = layout.get<unsigned char>(temp_storage, plan.huge_scan);
-    const std::size_t scan_bytes = device_exclusive_sum_temp_bytes(table_entries);
-    // The blocks stride over the chunks; the count kernel's blocks are light (8 per SM), the
-    // scatter kernel's hold a 4096-key tile (two per SM, as the large kernel's).
-    const unsigned count_grid =
-        class_grid(plan.huge_max_chunks, 1, sms * (kMaxThreadsPerSm / kBlockThreads));
-    const unsigned scatter_grid = class_grid(plan.huge_max_chunks, 1, sms * kLargeMinBlocksPerSm);
+    // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a 4096-key tile
+    // (two per SM, as the large kernel's) and take tiles from the pass's counter until none is
+    // left, so one SM's worth of them per SM is enough.
+    huge_histogram_kernel<Key, Value>
+        <<<class_grid(plan.huge_max_tiles, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
+           kBlockThreads, 0, stream>>>(arrays, segments, huge, range, passes);
+    SORTLAB_CHECK_LAUNCH();
+    const unsigned pass_grid = class_grid(plan.huge_max_tiles, 1, sms * kLargeMinBlocksPerSm);
     for (int pass = 0; pass < passes; ++pass) {
-      huge_count_kernel<Key, Value>
-          <<<count_grid, kBlockThreads, 0, stream>>>(arrays, segments, huge, range, pass, passes);
-      SORTLAB_CHECK_LAUNCH();
-      device_exclusive_sum(scan_temp, scan_bytes, huge.table, huge.table, table_entries, stream);
-      huge_scatter_kernel<Key, Value>
-          <<<scatter_grid, kBlockThreads, 0, stream>>>(arrays, segments, huge, range, pass, passes);
+      huge_pass_kernel<Key, Value>
+          <<<pass_grid, kBlockThreads, 0, stream>>>(arrays, segments, huge, range, pass, passes);
       SORTLAB_CHECK_LAUNCH();
     }
   }
 }
 
 }  // namespace
+
+std::size_t huge_zeroed_words(const ScratchPlan& plan) {
+  return plan.huge_capacity == 0 ? 0
+                                 : plan.huge_max_passes * (1 + (plan.huge_capacity +
+                                                               plan.huge_max_tiles) *
+                                                                  kLargeDigits);
+}
 
 ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t key_bytes,
                          std::size_t value_bytes) {
@@ -210,18 +220,17 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
     total += room;
   }
   plan.list_ids = plan.layout.add<std::uint32_t>(total);
-  // The huge path (many blocks per segment of at least kHugeMinItems keys): which segments are
-  // huge is known only on the device, so its lists and table have room for as many as n items
-  // can make. A sort that does not queue the path (huge_path_queued) reserves none of it.
+  // The huge path (many blocks per segment of kHugeMinItems keys and more): which segments are
+  // huge is known only on the device, so its lists, counts and status words have room for as
+  // many as n items can make. A sort that does not queue the path (huge_path_queued) reserves
+  // none of it.
   const bool huge_path = huge_path_queued(n, num_segments);
   plan.huge_capacity = huge_path ? huge_capacity(n, num_segments) : 0;
-  plan.huge_max_chunks = huge_path ? huge_max_chunks(n, num_segments, key_bytes) : 0;
-  const std::size_t table_entries = kLargeDigits * plan.huge_max_chunks;
+  plan.huge_max_tiles = huge_path ? huge_max_tiles(n, num_segments, key_bytes) : 0;
+  plan.huge_max_passes = huge_path ? static_cast<std::size_t>(large_max_passes(key_bytes)) : 0;
   plan.huge_lists =
       plan.layout.add<std::uint32_t>(plan.huge_capacity > 0 ? 2 * plan.huge_capacity + 3 : 0);
-  plan.huge_table = plan.layout.add<std::uint32_t>(table_entries);
-  plan.huge_scan = plan.layout.add<unsigned char>(
-      table_entries > 0 ? device_exclusive_sum_temp_bytes(table_entries) : 0);
+  plan.huge_zeroed = plan.layout.add<std::uint32_t>(huge_zeroed_words(plan));
   return plan;
 }
 

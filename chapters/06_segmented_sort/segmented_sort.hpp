@@ -75,13 +75,18 @@ struct ScratchPlan {
   /// Huge segments the huge path has room for (huge_capacity(); 0 when huge_path_queued() says
   /// the sort does not queue the path).
   std::size_t huge_capacity;
-  /// Chunks of the huge segments at most (huge_max_chunks()).
-  std::size_t huge_max_chunks;
-  /// slot: the huge path's counts (2), ids (huge_capacity) and first chunks (huge_capacity + 1)
+  /// Tiles of the huge segments at most (huge_max_tiles()).
+  std::size_t huge_max_tiles;
+  /// Passes the huge path's counts and status words have room for (large_max_passes()).
+  std::size_t huge_max_passes;
+  /// slot: the huge path's counts (2), ids (huge_capacity) and first tiles (huge_capacity + 1)
   std::size_t huge_lists;
-  std::size_t huge_table;  ///< slot: the huge path's 2^6 digit counts per chunk, then positions
-  std::size_t huge_scan;   ///< slot: the device scan's scratch for the table
-  ScratchLayout layout;    ///< the arrays, aligned
+  /// slot: what every sort on the huge path zeroes first, one memset: a tile counter per pass,
+  /// the digit counts of every pass of every huge segment (huge_capacity x huge_max_passes x
+  /// 2^6), and the status words of every tile in every pass (huge_max_passes x huge_max_tiles x
+  /// 2^6).
+  std::size_t huge_zeroed;
+  ScratchLayout layout;  ///< the arrays, aligned
 };
 
 /// The scratch layout of a sort of \p n items in \p num_segments segments: a size query returns
@@ -92,6 +97,11 @@ struct ScratchPlan {
 /// \param value_bytes sizeof(Value), 0 for a keys-only sort
 ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t key_bytes,
                          std::size_t value_bytes);
+
+/// 32-bit words of \p plan's huge_zeroed slot: huge_max_passes x (1 + (huge_capacity +
+/// huge_max_tiles) x 2^6), 0 when the plan reserves no huge path. Pure host arithmetic.
+/// \param plan a plan from plan_scratch()
+std::size_t huge_zeroed_words(const ScratchPlan& plan);
 
 /// Sorts every segment [begin_offsets[s], end_offsets[s]) of \p keys_in into the same positions
 /// of \p keys_out (stable; positions outside every segment are not written). Call with \p

@@ -10,6 +10,8 @@
 /// positions outside every segment keep the caller's values.
 #pragma once
 
+#include <cuda/atomic>
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -20,6 +22,7 @@
 #include "common/block_scan.cuh"
 #include "common/key_traits.hpp"
 #include "common/ping_pong_passes.hpp"
+#include "common/tile_status.hpp"
 #include "common/vector_loads.cuh"
 
 namespace sortlab::stage06 {
@@ -655,8 +658,7 @@ struct LargePassStorage {
 
 /// Passes of the large class for keys of type \p Key when every bit is sorted.
 template <typename Key>
-inline constexpr int kLargeMaxPasses =
-    (8 * static_cast<int>(sizeof(Key)) + kBlockRadixBits - 1) / kBlockRadixBits;
+inline constexpr int kLargeMaxPasses = large_max_passes(sizeof(Key));
 
 /// Shared memory of the large kernel for one segment: the digit counts of every pass, all taken
 /// in one read of the segment before its first pass.
@@ -686,20 +688,57 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
   __syncthreads();
 }
 
+/// Sorts one loaded tile (\p keys, blocked, its digits counted by count_tile_digits) by one
+/// pass's digit with the block sort, loading its values on the way, and writes sorted position p
+/// of digit d to storage.next[d] + (p - the first position of d in the sorted tile). The caller
+/// sets next[] (relative to the targets) and orders that before the call with a barrier. Keys of
+/// one digit keep their input order inside the tile: the block sort is stable.
+template <typename Key, typename Value, int K>
+__device__ __forceinline__ void sort_and_scatter_tile(
+    Key (&keys)[K], const Value* source_values, Key* target_keys, Value* target_values,
+    std::uint32_t valid, int first_bit, int pass_bits, bool descending,
+    TileStorage<Key, Value, kLargeTileBin<Key>>& storage, LargePassStorage& pass_storage) {
+  using Sort = TileSort<Key, Value, kLargeTileBin<Key>>;
+  if constexpr (kHasValues<Value>) {
+    Value values[K];
+    load_blocked<kBlockThreads>(source_values, valid, Value{}, storage.values, values);
+    Sort(storage.sort)
+        .sort_blocked_to_striped(keys, values, descending, first_bit, first_bit + pass_bits);
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
+      if (p < valid) {
+        const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
+        const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
+        target_keys[to] = keys[i];
+        target_values[to] = values[i];
+      }
+    }
+  } else {
+    Sort(storage.sort).sort_blocked_to_striped(keys, descending, first_bit, first_bit + pass_bits);
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
+      if (p < valid) {
+        const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
+        target_keys[pass_storage.next[d] + (p - pass_storage.tile_start[d])] = keys[i];
+      }
+    }
+  }
+}
+
 /// Sorts \p size consecutive keys (and values), tile by tile in order, by one pass's digit and
 /// writes them after the keys of each digit already placed: sorted position p of digit d of a
 /// tile goes to storage.next[d] + (p - the first position of d in the sorted tile), then next[d]
 /// moves on by the tile's count of d. The caller sets next[] (relative to the targets) and orders
 /// that before the call with a barrier. Keys of one digit land in tile order and, inside a tile,
-/// in input order: stable. Shared by the large kernel (one block, a whole segment) and the huge
-/// scatter kernel (one block, one chunk of a segment).
+/// in input order: stable. The large kernel's pass (one block, a whole segment).
 template <typename Key, typename Value>
 __device__ __forceinline__ void sort_tiles_in_order(
     const Key* source_keys, Key* target_keys, const Value* source_values, Value* target_values,
     std::uint32_t size, int first_bit, int pass_bits, bool descending,
     TileStorage<Key, Value, kLargeTileBin<Key>>& storage, LargePassStorage& pass_storage) {
   constexpr int kTileBin = kLargeTileBin<Key>;
-  using Sort = TileSort<Key, Value, kTileBin>;
   static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is the caller's");
   constexpr int K = tile_shape(kTileBin).keys_per_thread;
   constexpr std::uint32_t kTile = bin_max_items(kTileBin);
@@ -709,33 +748,9 @@ __device__ __forceinline__ void sort_tiles_in_order(
     load_blocked<kBlockThreads>(source_keys + tile, valid, padding_key<Key>(descending),
                                 storage.keys, keys);
     count_tile_digits(keys, valid, first_bit, pass_bits, descending, pass_storage);
-    if constexpr (kHasValues<Value>) {
-      Value values[K];
-      load_blocked<kBlockThreads>(source_values + tile, valid, Value{}, storage.values, values);
-      Sort(storage.sort)
-          .sort_blocked_to_striped(keys, values, descending, first_bit, first_bit + pass_bits);
-#pragma unroll
-      for (int i = 0; i < K; ++i) {
-        const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-        if (p < valid) {
-          const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
-          const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
-          target_keys[to] = keys[i];
-          target_values[to] = values[i];
-        }
-      }
-    } else {
-      Sort(storage.sort)
-          .sort_blocked_to_striped(keys, descending, first_bit, first_bit + pass_bits);
-#pragma unroll
-      for (int i = 0; i < K; ++i) {
-        const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-        if (p < valid) {
-          const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
-          target_keys[pass_storage.next[d] + (p - pass_storage.tile_start[d])] = keys[i];
-        }
-      }
-    }
+    sort_and_scatter_tile(keys, kHasValues<Value> ? source_values + tile : source_values,
+                          target_keys, target_values, valid, first_bit, pass_bits, descending,
+                          storage, pass_storage);
     __syncthreads();  // every thread has read next[] and tile_start[]
     if (threadIdx.x < kLargeDigits)
       pass_storage.next[threadIdx.x] += pass_storage.tile_count[threadIdx.x];
@@ -772,7 +787,8 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     const std::uint32_t s = ids[b];
     const std::uint32_t begin = segments.begin_offsets[s];
     const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
-    if (passes > 0 && size >= segments.huge_min_items) continue;  // many blocks sort it (5.)
+    if (passes > 0 && size >= segments.huge_min_items && size <= kHugeMaxItems)
+      continue;  // many blocks sort it (5.)
     if (passes == 0) {  // no bits to sort by: the segment is its own sorted order
       for (std::uint32_t p = threadIdx.x; p < size; p += kBlockThreads) {
         arrays.keys_out[begin + p] = arrays.keys_in[begin + p];
@@ -843,39 +859,45 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
   }
 }
 
-// ---- 5. Huge segments: many blocks per segment, one pass at a time ---------------------------
+// ---- 5. Huge segments: many blocks per segment, a look-back per segment -----------------------
 
 /// The huge path's arrays in the scratch. The plan kernel lists the huge segments (large-class
-/// segments of at least kHugeMinItems keys) and cuts them into *chunks* of kHugeTilesPerChunk
-/// tiles; then every pass is three launches: huge_count_kernel writes every chunk's digit counts
-/// into `table`, a device-wide exclusive scan turns them into output positions, and
-/// huge_scatter_kernel sorts each chunk's tiles in order and writes them there. This is stage
-/// 05's upsweep / scan / downsweep with each segment's counts a region of one table: segment h's
-/// region starts at kLargeDigits * chunk_first[h] and holds its counts digit-major (digit d of
-/// its chunk j at d * chunks + j), so one scan of the whole table gives every key its place among
-/// the huge segments' keys, and subtracting the scan at the region's start, its place in its own
-/// segment.
+/// segments of kHugeMinItems .. kHugeMaxItems keys) and numbers their tiles (tiles of the large
+/// kernel's tile, one block each). The histogram kernel then counts, in one read of every huge
+/// segment, the digits of every pass (a key's digit of a pass does not depend on where the
+/// earlier passes moved it). Each pass is one kernel: a block takes the next tile in tile order
+/// from the pass's counter, counts its digits, publishes the counts in its status words, adds
+/// up its predecessors' words in its own segment (decoupled look-back, as stage 08 does for a
+/// whole sort), and scatters the tile after them. So a pass reads the keys once and writes them
+/// once, and a sort takes passes + 3 launches (a memset, the plan, the histogram) where stage
+/// 05's upsweep / scan / downsweep took five per pass and read the keys twice.
 struct HugeSegments {
-  std::uint32_t* count;        ///< [0]: huge segments, [1]: their chunks (written by the plan)
-  std::uint32_t* ids;          ///< the huge segments' ids, in large-list order
-  std::uint32_t* chunk_first;  ///< first chunk of each huge segment; one entry past the last
-  std::uint32_t* table;        ///< kLargeDigits x max_chunks counts, then positions
-  std::uint32_t capacity;      ///< room of ids (huge_capacity())
-  std::uint32_t max_chunks;    ///< room of the table in chunks (huge_max_chunks())
+  std::uint32_t* count;         ///< [0]: huge segments, [1]: their tiles (written by the plan)
+  std::uint32_t* ids;           ///< the huge segments' ids, in large-list order
+  std::uint32_t* tile_first;    ///< first tile of each huge segment; one entry past the last
+  std::uint32_t* tile_counter;  ///< per pass: tiles taken so far (zero before the sort)
+  std::uint32_t* digit_counts;  ///< huge segment, pass, digit: keys (zero before the sort)
+  std::uint32_t* tile_status;   ///< pass, tile, digit: status words (zero before the sort)
+  std::uint32_t capacity;       ///< room of ids (huge_capacity())
+  std::uint32_t max_tiles;      ///< room of the status words in tiles (huge_max_tiles())
+  int max_passes;               ///< room of digit_counts and tile_status in passes
 };
 
-/// Lists the huge segments and numbers their chunks (one block of kBlockThreads threads): a block
+/// Keys of a tile of the huge path (the large kernel's tile).
+template <typename Key>
+inline constexpr std::uint32_t kHugeTile = bin_max_items(kLargeTileBin<Key>);
+
+/// Lists the huge segments and numbers their tiles (one block of kBlockThreads threads): a block
 /// scan over the large list, kBlockThreads entries at a time.
 /// \param segments the segments and the classification
 /// \param huge the huge path's arrays
 template <typename Key>
 __global__ void __launch_bounds__(kBlockThreads)
     huge_plan_kernel(Segments segments, HugeSegments huge) {
-  constexpr std::uint32_t kChunk = kHugeTilesPerChunk * medium_max_items(sizeof(Key));
-  __shared__ BlockScanStorage<kBlockThreads> scan_segments, scan_chunks;
+  __shared__ BlockScanStorage<kBlockThreads> scan_segments, scan_tiles;
   const std::uint32_t count = list_count(segments, list_of_bin(kLargeBin));
   const std::uint32_t* ids = list_ids(segments, list_of_bin(kLargeBin));
-  std::uint32_t listed = 0, chunks = 0;  // the same in every thread
+  std::uint32_t listed = 0, tiles = 0;  // the same in every thread
   for (std::uint32_t first = 0; first < count; first += kBlockThreads) {
     const std::uint32_t i = first + threadIdx.x;
     std::uint32_t s = 0, size = 0;
@@ -883,62 +905,62 @@ __global__ void __launch_bounds__(kBlockThreads)
       s = ids[i];
       size = segment_size(segments.begin_offsets[s], segments.end_offsets[s], segments.n);
     }
-    const bool is_huge = size >= kHugeMinItems;
-    const std::uint32_t my_chunks = is_huge ? (size + kChunk - 1) / kChunk : 0u;
-    std::uint32_t batch_segments = 0, batch_chunks = 0;
+    const bool is_huge = size >= segments.huge_min_items && size <= kHugeMaxItems;
+    const std::uint32_t my_tiles = is_huge ? (size + kHugeTile<Key> - 1) / kHugeTile<Key> : 0u;
+    std::uint32_t batch_segments = 0, batch_tiles = 0;
     const std::uint32_t slot =
         block_exclusive_sum<kBlockThreads>(is_huge ? 1u : 0u, scan_segments, batch_segments);
-    const std::uint32_t chunk =
-        block_exclusive_sum<kBlockThreads>(my_chunks, scan_chunks, batch_chunks);
+    const std::uint32_t tile =
+        block_exclusive_sum<kBlockThreads>(my_tiles, scan_tiles, batch_tiles);
     // Overlapping segments (a broken precondition) could list more than the room: never write
     // past it.
     if (is_huge && listed + slot < huge.capacity) {
       huge.ids[listed + slot] = s;
-      huge.chunk_first[listed + slot] = chunks + chunk;
+      huge.tile_first[listed + slot] = tiles + tile;
     }
     listed += batch_segments;
-    chunks += batch_chunks;
+    tiles += batch_tiles;
     __syncthreads();  // the scans' storage is read again by the next batch
   }
   if (threadIdx.x == 0) {
     listed = min(listed, huge.capacity);
-    huge.chunk_first[listed] = chunks;
+    huge.tile_first[listed] = tiles;
     huge.count[0] = listed;
-    huge.count[1] = min(chunks, huge.max_chunks);
+    huge.count[1] = min(tiles, huge.max_tiles);
   }
 }
 
-/// Where chunk \p c of the huge path lies: its segment (the last h of the huge list whose first
-/// chunk is at most c, by binary search) and the chunk's place in it.
-struct HugeChunk {
-  std::uint32_t h;       ///< index in the huge list
-  std::uint32_t begin;   ///< first item of the segment
-  std::uint32_t size;    ///< items of the segment
-  std::uint32_t chunk;   ///< the chunk's index in its segment
-  std::uint32_t chunks;  ///< chunks of the segment
+/// Where tile \p t of the huge path lies: its segment (the last h of the huge list whose first
+/// tile is at most t, by binary search) and the tile's place in it.
+struct HugeTile {
+  std::uint32_t h;      ///< index in the huge list
+  std::uint32_t begin;  ///< first item of the segment
+  std::uint32_t size;   ///< items of the segment
+  std::uint32_t tile;   ///< the tile's index in its segment
+  std::uint32_t tiles;  ///< tiles of the segment
 };
 
-/// Finds chunk \p c (below huge.count[1]) among the huge segments.
+/// Finds tile \p t (below huge.count[1]) among the huge segments.
 /// \param segments the segments
 /// \param huge the huge path's arrays, planned
-/// \param c a chunk of the huge path
-__device__ __forceinline__ HugeChunk find_huge_chunk(const Segments& segments,
-                                                     const HugeSegments& huge, std::uint32_t c) {
-  std::uint32_t low = 0, high = huge.count[0];  // chunk_first[low] <= c < chunk_first[high]
+/// \param t a tile of the huge path
+__device__ __forceinline__ HugeTile find_huge_tile(const Segments& segments,
+                                                   const HugeSegments& huge, std::uint32_t t) {
+  std::uint32_t low = 0, high = huge.count[0];  // tile_first[low] <= t < tile_first[high]
   while (high - low > 1) {
     const std::uint32_t mid = (low + high) / 2;
-    if (huge.chunk_first[mid] <= c)
+    if (huge.tile_first[mid] <= t)
       low = mid;
     else
       high = mid;
   }
-  HugeChunk where;
+  HugeTile where;
   where.h = low;
   const std::uint32_t s = huge.ids[low];
   where.begin = segments.begin_offsets[s];
   where.size = segment_size(where.begin, segments.end_offsets[s], segments.n);
-  where.chunk = c - huge.chunk_first[low];
-  where.chunks = huge.chunk_first[low + 1] - huge.chunk_first[low];
+  where.tile = t - huge.tile_first[low];
+  where.tiles = huge.tile_first[low + 1] - huge.tile_first[low];
   return where;
 }
 
@@ -950,61 +972,91 @@ __device__ __forceinline__ const T* pass_source(const T* input, T* output, T* al
   return pass == 0 ? input : pass_writes_output(pass - 1, passes) ? output : alternate;
 }
 
-/// The huge path's upsweep for one pass: every chunk of every huge segment counts its digits
-/// (16-byte loads, shared atomics) into its column of its segment's region of the table. The
-/// blocks stride over the chunks.
+/// The first digit bit and the digit width of pass \p pass.
+/// \param range the sorted bits
+/// \param pass a pass
+__device__ __forceinline__ int huge_pass_first_bit(const BitRange& range, int pass) {
+  return range.begin_bit + pass * kBlockRadixBits;
+}
+
+/// The histogram of the huge path: every tile of every huge segment counts the digits of every
+/// pass (16-byte loads, shared atomics) and adds them to its segment's counts. One read of the
+/// input before the first pass, as stage 08's histogram kernel for a whole sort.
 /// \param arrays the sort's arrays
 /// \param segments the segments
-/// \param huge the huge path's arrays, planned
+/// \param huge the huge path's arrays, planned and zeroed
 /// \param range the sorted bits and the direction
-/// \param pass this pass (its digit: bits range.begin_bit + pass * kBlockRadixBits, ...)
 /// \param passes passes of the sort
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads)
-    huge_count_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
-                      BitRange range, int pass, int passes) {
-  constexpr std::uint32_t kChunk = kHugeTilesPerChunk * medium_max_items(sizeof(Key));
-  __shared__ std::uint32_t chunk_count[kLargeDigits];
-  const int first_bit = range.begin_bit + pass * kBlockRadixBits;
-  const int pass_bits = min(kBlockRadixBits, range.end_bit - first_bit);
-  const Key* source =
-      pass_source(arrays.keys_in, arrays.keys_out, arrays.alternate_keys, pass, passes);
+    huge_histogram_kernel(SegmentedArrays<Key, Value> arrays, Segments segments,
+                          HugeSegments huge, BitRange range, int passes) {
+  __shared__ std::uint32_t tile_counts[kLargeMaxPasses<Key>][kLargeDigits];
   const std::uint32_t total = huge.count[1];
-  for (std::uint32_t c = blockIdx.x; c < total; c += gridDim.x) {  // the same for the block
-    const HugeChunk where = find_huge_chunk(segments, huge, c);
-    if (threadIdx.x < kLargeDigits) chunk_count[threadIdx.x] = 0;
+  for (std::uint32_t t = blockIdx.x; t < total; t += gridDim.x) {  // the same for the block
+    const HugeTile where = find_huge_tile(segments, huge, t);
+    for (int i = threadIdx.x; i < kLargeMaxPasses<Key> * kLargeDigits; i += kBlockThreads)
+      tile_counts[i / kLargeDigits][i % kLargeDigits] = 0;
     __syncthreads();
-    const std::uint32_t first = where.chunk * kChunk;
+    const std::uint32_t first = where.tile * kHugeTile<Key>;
     block_for_each_value<kBlockThreads, kLargeCountVectorsPerThread>(
-        source + where.begin + first, min(kChunk, where.size - first), [&](const Key& key) {
-          atomicAdd(chunk_count + large_pass_digit(key, first_bit, pass_bits, range.descending),
-                    1u);
+        arrays.keys_in + where.begin + first, min(kHugeTile<Key>, where.size - first),
+        [&](const Key& key) {
+#pragma unroll
+          for (int pass = 0; pass < kLargeMaxPasses<Key>; ++pass) {
+            if (pass < passes) {
+              const int first_bit = huge_pass_first_bit(range, pass);
+              const int bits = min(kBlockRadixBits, range.end_bit - first_bit);
+              atomicAdd(&tile_counts[pass][large_pass_digit(key, first_bit, bits,
+                                                            range.descending)],
+                        1u);
+            }
+          }
         });
     __syncthreads();
-    if (threadIdx.x < kLargeDigits)
-      huge.table[kLargeDigits * std::size_t{huge.chunk_first[where.h]} +
-                 threadIdx.x * std::size_t{where.chunks} + where.chunk] = chunk_count[threadIdx.x];
-    __syncthreads();  // chunk_count is cleared again for the next chunk
+    for (int i = threadIdx.x; i < passes * kLargeDigits; i += kBlockThreads) {
+      const std::uint32_t c = tile_counts[i / kLargeDigits][i % kLargeDigits];
+      if (c != 0)
+        atomicAdd(huge.digit_counts + std::size_t{where.h} * huge.max_passes * kLargeDigits + i, c);
+    }
+    __syncthreads();  // tile_counts is cleared again for the next tile
   }
 }
 
-/// The huge path's downsweep for one pass: each chunk's keys of digit d go after its segment's
-/// first item + (the scanned table at (d, chunk) - the scan at the segment's region start), its
-/// tiles sorted and placed in order by sort_tiles_in_order (stable).
+/// Status word \p index of the huge path, for relaxed atomic loads and stores (one word holds
+/// flag and count: common/tile_status.hpp).
+__device__ __forceinline__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>
+huge_status_word(std::uint32_t* status, std::size_t index) {
+  return cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(status[index]);
+}
+
+/// One pass of the huge path. Each block takes tiles in order from the pass's counter (so a
+/// tile's predecessors are all taken, running or done: the look-back never waits on a tile
+/// that no block holds), and for each:
+///  1. load: the tile's keys, blocked, padded past the segment's end;
+///  2. count: its digits (count_tile_digits), published at once as *aggregates* in the tile's
+///     status words (the first tile of a segment publishes *prefixes*);
+///  3. look back: the thread of digit d adds its predecessors' words in the segment, nearest
+///     first, until one holds a prefix, waiting on a tile that has published nothing yet; then
+///     publishes its own inclusive prefix. The segment's digit starts (an exclusive scan of the
+///     histogram kernel's counts) plus that sum give where the tile's keys of d go;
+///  4. scatter: sort the tile by the digit (stage 05's block sort, stable) and write sorted
+///     position p of digit d after the earlier tiles' keys of d (sort_and_scatter_tile).
 /// \param arrays the sort's arrays
 /// \param segments the segments
-/// \param huge the huge path's arrays, planned and scanned
+/// \param huge the huge path's arrays, planned and counted
 /// \param range the sorted bits and the direction
 /// \param pass this pass
 /// \param passes passes of the sort
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
-    huge_scatter_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
-                        BitRange range, int pass, int passes) {
-  constexpr std::uint32_t kChunk = kHugeTilesPerChunk * medium_max_items(sizeof(Key));
+    huge_pass_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
+                     BitRange range, int pass, int passes) {
+  constexpr int K = tile_shape(kLargeTileBin<Key>).keys_per_thread;
   __shared__ TileStorage<Key, Value, kLargeTileBin<Key>> storage;
   __shared__ LargePassStorage pass_storage;
-  const int first_bit = range.begin_bit + pass * kBlockRadixBits;
+  __shared__ std::uint32_t taken;
+  const int first_bit = huge_pass_first_bit(range, pass);
   const int pass_bits = min(kBlockRadixBits, range.end_bit - first_bit);
   const bool to_output = pass_writes_output(pass, passes);
   const Key* source_keys =
@@ -1017,23 +1069,75 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
         pass_source(arrays.values_in, arrays.values_out, arrays.alternate_values, pass, passes);
     target_values = to_output ? arrays.values_out : arrays.alternate_values;
   }
+  std::uint32_t* status = huge.tile_status + std::size_t{huge.max_tiles} * kLargeDigits * pass;
   const std::uint32_t total = huge.count[1];
-  for (std::uint32_t c = blockIdx.x; c < total; c += gridDim.x) {  // the same for the block
-    const HugeChunk where = find_huge_chunk(segments, huge, c);
-    const std::uint32_t first = where.chunk * kChunk;
-    if (threadIdx.x < kLargeDigits) {
-      const std::size_t region = kLargeDigits * std::size_t{huge.chunk_first[where.h]};
-      pass_storage.next[threadIdx.x] =
-          where.begin +
-          (huge.table[region + threadIdx.x * std::size_t{where.chunks} + where.chunk] -
-           huge.table[region]);
+  while (true) {
+    if (threadIdx.x == 0) taken = atomicAdd(huge.tile_counter + pass, 1u);
+    __syncthreads();
+    const std::uint32_t t = taken;
+    if (t >= total) break;  // the same for the block
+    const HugeTile where = find_huge_tile(segments, huge, t);
+    const std::uint32_t first = where.tile * kHugeTile<Key>;
+    const std::uint32_t valid = min(kHugeTile<Key>, where.size - first);
+
+    // 1.-2. Load and count (count_tile_digits ends with a barrier: tile_count[] is complete).
+    Key keys[K];
+    load_blocked<kBlockThreads>(source_keys + where.begin + first, valid,
+                                padding_key<Key>(range.descending), storage.keys, keys);
+    count_tile_digits(keys, valid, first_bit, pass_bits, range.descending, pass_storage);
+    const bool owns_digit = threadIdx.x < kLargeDigits;
+    const std::uint32_t digit = threadIdx.x;
+    const std::uint32_t tile_count = owns_digit ? pass_storage.tile_count[digit] : 0u;
+    const std::size_t my_word = std::size_t{t} * kLargeDigits + digit;
+    const bool last_tile = where.tile + 1 == where.tiles;
+    if (owns_digit && !last_tile)
+      huge_status_word(status, my_word)
+          .store(pack_status(where.tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate,
+                             tile_count),
+                 cuda::memory_order_relaxed);
+
+    // The segment's digit starts for this pass (every thread takes part in the scan).
+    const std::uint32_t segment_count =
+        owns_digit ? huge.digit_counts[(std::size_t{where.h} * huge.max_passes + pass) *
+                                           kLargeDigits +
+                                       digit]
+                   : 0u;
+    std::uint32_t segment_total = 0;
+    const std::uint32_t segment_start =
+        block_exclusive_sum<kBlockThreads>(segment_count, pass_storage.scan, segment_total);
+
+    // 3. Look back over the segment's earlier tiles. Its first tile always published a prefix,
+    // so the walk stops there at the latest.
+    if (owns_digit) {
+      std::uint32_t exclusive = 0;
+      if (where.tile > 0) {
+        std::uint32_t predecessor = t - 1;
+        while (true) {
+          const std::uint32_t word =
+              huge_status_word(status, std::size_t{predecessor} * kLargeDigits + digit)
+                  .load(cuda::memory_order_relaxed);
+          const TileFlag flag = status_flag(word);
+          if (flag == TileFlag::kNotReady) continue;  // that tile is running: read it again
+          exclusive += status_count(word);
+          if (flag == TileFlag::kPrefix) break;
+          --predecessor;
+        }
+        // The last tile's prefix is never read (and could reach 2^30), so it is not published.
+        if (!last_tile)
+          huge_status_word(status, my_word)
+              .store(pack_status(TileFlag::kPrefix, exclusive + tile_count),
+                     cuda::memory_order_relaxed);
+      }
+      pass_storage.next[digit] = where.begin + segment_start + exclusive;
     }
     __syncthreads();  // next[] is set
-    const std::size_t from = std::size_t{where.begin} + first;
-    sort_tiles_in_order(source_keys + from, target_keys,
-                        source_values + (kHasValues<Value> ? from : 0), target_values,
-                        min(kChunk, where.size - first), first_bit, pass_bits, range.descending,
-                        storage, pass_storage);
+
+    // 4. Sort the tile by the digit and scatter it.
+    sort_and_scatter_tile(keys,
+                          kHasValues<Value> ? source_values + where.begin + first : source_values,
+                          target_keys, target_values, valid, first_bit, pass_bits,
+                          range.descending, storage, pass_storage);
+    __syncthreads();  // next[], tile_start[] and taken are read before the next tile writes them
   }
 }
 

@@ -180,13 +180,19 @@ SORTLAB_HOST_DEVICE constexpr std::uint32_t large_min_items(std::size_t key_byte
 }
 
 /// Smallest segment of the large class that many blocks sort together (the *huge* path: one
-/// pass = a count kernel over every chunk of every huge segment, a device-wide scan of the
-/// per-chunk digit counts, a scatter kernel), instead of one block running all the passes alone.
-/// One block per segment leaves SMs idle when there are fewer large segments than SMs, and
-/// serialises a segment's tiles. Measured on the H100 (2^26 f32/u32 pairs, README): segments of
-/// 2^20 keys took 10.7 ms with one block each and 4.65 on the huge path; segments of 2^16, 4.48
-/// with one block and 4.69 on the huge path, hence 2^17.
+/// read of the huge segments counts the digits of every pass, then one kernel per pass in which
+/// every tile finds its place by a look-back over the tiles before it in its segment), instead
+/// of one block running all the passes alone. One block per segment leaves SMs idle when there
+/// are fewer large segments than SMs, and serialises a segment's tiles. Measured on the H100
+/// (2^26 f32/u32 pairs, README) with the earlier huge path (a count kernel, a device-wide scan
+/// and a scatter kernel per pass): segments of 2^20 keys took 10.7 ms with one block each and
+/// 4.65 on that path; segments of 2^16, 4.48 with one block and 4.69 on that path, hence 2^17.
 inline constexpr std::uint32_t kHugeMinItems = std::uint32_t{1} << 17;
+
+/// Largest segment of the huge path: a status word holds a count below 2^30 (common/
+/// tile_status.hpp), and the inclusive prefixes a segment publishes stay below its size. A
+/// larger segment is the large kernel's (one block).
+inline constexpr std::uint32_t kHugeMaxItems = std::uint32_t{1} << 30;
 
 /// Keys per segment on average from which a sort queues the huge path at all. Its launches and
 /// its scan cost about 0.09 ms per sort of 2^26 pairs even when no segment turns out huge, since
@@ -206,22 +212,24 @@ SORTLAB_HOST_DEVICE constexpr std::size_t huge_capacity(std::size_t n, std::size
   return num_segments < n / kHugeMinItems ? num_segments : n / kHugeMinItems;
 }
 
-/// Tiles of a chunk of a huge segment: what one block of the huge path counts and sorts per pass
-/// (its tiles in order), and one column of the huge path's count table. Larger chunks make the
-/// table (and its scan, which every sort that could hold a huge segment pays) smaller.
-inline constexpr std::uint32_t kHugeTilesPerChunk = 4;
-
-/// Chunks that the huge segments of \p n items take at most: n / chunk whole chunks plus one
-/// partial chunk per huge segment.
+/// Tiles that the huge segments of \p n items take at most (tiles of the large class's tile,
+/// medium_max_items(key_bytes) keys): n / tile whole tiles plus one partial tile per huge
+/// segment.
 /// \param n items
 /// \param num_segments segments
 /// \param key_bytes sizeof(Key)
-SORTLAB_HOST_DEVICE constexpr std::size_t huge_max_chunks(std::size_t n, std::size_t num_segments,
-                                                          std::size_t key_bytes) {
+SORTLAB_HOST_DEVICE constexpr std::size_t huge_max_tiles(std::size_t n, std::size_t num_segments,
+                                                         std::size_t key_bytes) {
   return huge_capacity(n, num_segments) == 0
              ? 0
-             : n / (kHugeTilesPerChunk * medium_max_items(key_bytes)) +
-                   huge_capacity(n, num_segments);
+             : n / medium_max_items(key_bytes) + huge_capacity(n, num_segments);
+}
+
+/// Passes of the large class and the huge path when every bit of a \p key_bytes-byte key is
+/// sorted (kBlockRadixBits-bit digits).
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr int large_max_passes(std::size_t key_bytes) {
+  return static_cast<int>((8 * key_bytes + kBlockRadixBits - 1) / kBlockRadixBits);
 }
 
 /// Whether a sort of \p n items in \p num_segments segments queues the huge path at all: when n

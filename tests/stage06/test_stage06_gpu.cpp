@@ -451,8 +451,9 @@ TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
 }
 
 // Huge segments (at least kHugeMinItems keys) are sorted by many blocks each, one pass at a time
-// (the count, scan, scatter kernels, one block per chunk of 4 tiles): the smallest huge segment
-// (a whole number of chunks of 4 x 4096 keys), one tile plus one key more, one just below the
+// (one histogram kernel, then one kernel per pass: a block per tile of 4096 keys, a look-back
+// over the tiles before it in its segment): the smallest huge segment (a whole number of
+// tiles), one tile plus one key more, one just below the
 // threshold (one block, the large kernel) and one with a partial last tile, mixed with small and
 // medium segments, gaps and an empty segment, listed out of order; keys and stable pairs,
 // descending with a bit range, 8-byte keys (2048-key tiles) with 8-byte values, and few distinct
@@ -507,11 +508,11 @@ TEST(Stage06SegmentedGpu, HugeSegmentAmongSmallOnesTakesOneBlock) {
   expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {});
 }
 
-// More chunks of huge segments than the huge scatter kernel's grid holds (2 blocks per SM, 264
-// on an H100): three segments of 2^22 + 77 keys, 771 chunks of 16384 keys, so its blocks sort
-// several chunks, of different segments. About 12.6 M items. (The count kernel's grid, 8 blocks
-// per SM, holds them all: more than 1056 chunks take more items than the default size cap.)
-TEST(Stage06SegmentedGpu, HugeSegmentsMoreChunksThanTheScatterGridHolds) {
+// More tiles of huge segments than the pass kernel's grid holds (2 blocks per SM, 264 on an
+// H100) and than the histogram kernel's (8 per SM, 1056): three segments of 2^22 + 77 keys,
+// 3075 tiles of 4096 keys, so every block takes many tiles from the pass's counter, of
+// different segments, and the look-back walks across 1025 tiles per segment. About 12.6 M items.
+TEST(Stage06SegmentedGpu, HugeSegmentsMoreTilesThanThePassGridHolds) {
   const std::uint64_t seed = test_seed();
   const Layout layout = from_sizes("three huge segments",
                                    std::vector<std::uint32_t>(3, (std::uint32_t{1} << 22) + 77));

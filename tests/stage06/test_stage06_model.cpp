@@ -20,7 +20,6 @@
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
 #include "chapters/06_segmented_sort/size_classes.hpp"
 #include "chapters/06_segmented_sort/sort_rows.hpp"
-#include "common/device_scan.hpp"
 #include "common/distributions.hpp"
 #include "common/errors.hpp"
 #include "common/reference.hpp"
@@ -707,20 +706,22 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
       const std::size_t ids8 = expected_list_room(n, segments, 8);
       EXPECT_GE(keys_bytes, n * 4 + ids4 * 4);
       EXPECT_GE(pairs_bytes, n * 16 + ids8 * 4);
-      // Plus the huge path's lists, table and scan scratch, when the sort queues that path (n
-      // items can make a huge segment and the segments average kHugeMinAverageItems or more).
+      // Plus the huge path's lists, counts and status words, when the sort queues that path (n
+      // items can make a huge segment and the segments average kHugeMinAverageItems or more):
+      // a tile counter per pass, 64 counts per pass per huge segment, 64 status words per pass
+      // per tile, with 6 passes for 4-byte keys and tiles of 4096 keys.
       const auto plan4 = stage06::plan_scratch(n, segments, 4, 0);
       EXPECT_EQ(plan4.huge_capacity,
                 stage06::huge_path_queued(n, segments)
                     ? std::min<std::size_t>(segments, n / stage06::kHugeMinItems)
                     : 0u);
-      const std::size_t table = 64 * plan4.huge_max_chunks;
-      const std::size_t huge_bytes = plan4.huge_capacity == 0
-                                         ? 0
-                                         : (2 * plan4.huge_capacity + 3 + table) * 4 +
-                                               sortlab::device_exclusive_sum_temp_bytes(table);
-      EXPECT_EQ(plan4.huge_max_chunks,
-                plan4.huge_capacity == 0 ? 0 : n / (4 * 4096) + plan4.huge_capacity);
+      EXPECT_EQ(plan4.huge_max_tiles, plan4.huge_capacity == 0 ? 0 : n / 4096 + plan4.huge_capacity);
+      EXPECT_EQ(plan4.huge_max_passes, plan4.huge_capacity == 0 ? 0u : 6u);
+      const std::size_t zeroed =
+          plan4.huge_capacity == 0 ? 0 : 6 * (1 + 64 * (plan4.huge_capacity + plan4.huge_max_tiles));
+      EXPECT_EQ(stage06::huge_zeroed_words(plan4), zeroed);
+      const std::size_t huge_bytes =
+          plan4.huge_capacity == 0 ? 0 : (2 * plan4.huge_capacity + 3 + zeroed) * 4;
       EXPECT_LT(keys_bytes, n * 4 + ids4 * 4 + huge_bytes + 8 * sortlab::ScratchLayout::kAlignment);
       // Never more than the eight lists of num_segments ids each, and about n / 16 ids at most.
       EXPECT_LE(ids4, 8 * segments);
@@ -732,14 +733,15 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
   ASSERT_FALSE(stage06::huge_path_queued(mixed_n, mixed_segments));
   const auto mixed = stage06::plan_scratch(mixed_n, mixed_segments, 4, 4);
   EXPECT_EQ(mixed.huge_capacity, 0u);
-  EXPECT_EQ(mixed.huge_max_chunks, 0u);
+  EXPECT_EQ(mixed.huge_max_tiles, 0u);
+  EXPECT_EQ(stage06::huge_zeroed_words(mixed), 0u);
   EXPECT_LE(mixed.layout.total_bytes(),
             mixed_n * 8 + (expected_list_room(mixed_n, mixed_segments, 4) + 16) * 4 +
                 8 * sortlab::ScratchLayout::kAlignment);
   // Few huge segments: the path is queued and its scratch reserved.
   const auto few = stage06::plan_scratch(std::size_t{1} << 26, 16, 4, 4);
   EXPECT_EQ(few.huge_capacity, 16u);
-  EXPECT_GT(few.huge_max_chunks, 0u);
+  EXPECT_EQ(few.huge_max_tiles, (std::size_t{1} << 26) / 4096 + 16);
   // Nothing to sort: no scratch.
   std::size_t bytes = 123;
   stage06::sort_keys<std::uint32_t>(nullptr, bytes, nullptr, nullptr, 0, 5, nullptr, nullptr);
