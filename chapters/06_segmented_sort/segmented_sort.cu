@@ -172,14 +172,14 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
                                        stream));
     huge_plan_kernel<Key><<<1, kBlockThreads, 0, stream>>>(segments, huge);
     SORTLAB_CHECK_LAUNCH();
-    // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a 4096-key tile
-    // (two per SM, as the large kernel's) and take tiles from the pass's counter until none is
+    // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a tile
+    // (kHugeMinBlocksPerSm per SM) and take tiles from the pass's counter until none is
     // left, so one SM's worth of them per SM is enough.
     huge_histogram_kernel<Key, Value>
         <<<class_grid(plan.huge_max_tiles, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
            kBlockThreads, 0, stream>>>(arrays, segments, huge, range, passes);
     SORTLAB_CHECK_LAUNCH();
-    const unsigned pass_grid = class_grid(plan.huge_max_tiles, 1, sms * kLargeMinBlocksPerSm);
+    const unsigned pass_grid = class_grid(plan.huge_max_tiles, 1, sms * kHugeMinBlocksPerSm);
     for (int pass = 0; pass < passes; ++pass) {
       huge_pass_kernel<Key, Value>
           <<<pass_grid, kBlockThreads, 0, stream>>>(arrays, segments, huge, range, pass, passes);

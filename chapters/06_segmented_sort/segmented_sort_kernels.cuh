@@ -693,12 +693,13 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
 /// of digit d to storage.next[d] + (p - the first position of d in the sorted tile). The caller
 /// sets next[] (relative to the targets) and orders that before the call with a barrier. Keys of
 /// one digit keep their input order inside the tile: the block sort is stable.
-template <typename Key, typename Value, int K>
+template <int kTileBin, typename Key, typename Value, int K>
 __device__ __forceinline__ void sort_and_scatter_tile(
     Key (&keys)[K], const Value* source_values, Key* target_keys, Value* target_values,
     std::uint32_t valid, int first_bit, int pass_bits, bool descending,
-    TileStorage<Key, Value, kLargeTileBin<Key>>& storage, LargePassStorage& pass_storage) {
-  using Sort = TileSort<Key, Value, kLargeTileBin<Key>>;
+    TileStorage<Key, Value, kTileBin>& storage, LargePassStorage& pass_storage) {
+  using Sort = TileSort<Key, Value, kTileBin>;
+  static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is the caller's");
   if constexpr (kHasValues<Value>) {
     Value values[K];
     load_blocked<kBlockThreads>(source_values, valid, Value{}, storage.values, values);
@@ -748,7 +749,7 @@ __device__ __forceinline__ void sort_tiles_in_order(
     load_blocked<kBlockThreads>(source_keys + tile, valid, padding_key<Key>(descending),
                                 storage.keys, keys);
     count_tile_digits(keys, valid, first_bit, pass_bits, descending, pass_storage);
-    sort_and_scatter_tile(keys, kHasValues<Value> ? source_values + tile : source_values,
+    sort_and_scatter_tile<kTileBin>(keys, kHasValues<Value> ? source_values + tile : source_values,
                           target_keys, target_values, valid, first_bit, pass_bits, descending,
                           storage, pass_storage);
     __syncthreads();  // every thread has read next[] and tile_start[]
@@ -883,9 +884,13 @@ struct HugeSegments {
   int max_passes;               ///< room of digit_counts and tile_status in passes
 };
 
-/// Keys of a tile of the huge path (the large kernel's tile).
+/// The huge path's tile bin (huge_tile_bin()).
 template <typename Key>
-inline constexpr std::uint32_t kHugeTile = bin_max_items(kLargeTileBin<Key>);
+inline constexpr int kHugeTileBin = huge_tile_bin(sizeof(Key));
+
+/// Keys of a tile of the huge path.
+template <typename Key>
+inline constexpr std::uint32_t kHugeTile = bin_max_items(kHugeTileBin<Key>);
 
 /// Lists the huge segments and numbers their tiles (one block of kBlockThreads threads): a block
 /// scan over the large list, kBlockThreads entries at a time.
@@ -1049,11 +1054,11 @@ huge_status_word(std::uint32_t* status, std::size_t index) {
 /// \param pass this pass
 /// \param passes passes of the sort
 template <typename Key, typename Value>
-__global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
+__global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
     huge_pass_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
                      BitRange range, int pass, int passes) {
-  constexpr int K = tile_shape(kLargeTileBin<Key>).keys_per_thread;
-  __shared__ TileStorage<Key, Value, kLargeTileBin<Key>> storage;
+  constexpr int K = tile_shape(kHugeTileBin<Key>).keys_per_thread;
+  __shared__ TileStorage<Key, Value, kHugeTileBin<Key>> storage;
   __shared__ LargePassStorage pass_storage;
   __shared__ std::uint32_t taken;
   const int first_bit = huge_pass_first_bit(range, pass);
@@ -1133,8 +1138,8 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     __syncthreads();  // next[] is set
 
     // 4. Sort the tile by the digit and scatter it.
-    sort_and_scatter_tile(keys,
-                          kHasValues<Value> ? source_values + where.begin + first : source_values,
+    sort_and_scatter_tile<kHugeTileBin<Key>>(
+        keys, kHasValues<Value> ? source_values + where.begin + first : source_values,
                           target_keys, target_values, valid, first_bit, pass_bits,
                           range.descending, storage, pass_storage);
     __syncthreads();  // next[], tile_start[] and taken are read before the next tile writes them

@@ -212,9 +212,26 @@ SORTLAB_HOST_DEVICE constexpr std::size_t huge_capacity(std::size_t n, std::size
   return num_segments < n / kHugeMinItems ? num_segments : n / kHugeMinItems;
 }
 
-/// Tiles that the huge segments of \p n items take at most (tiles of the large class's tile,
-/// medium_max_items(key_bytes) keys): n / tile whole tiles plus one partial tile per huge
-/// segment.
+/// Tile bins between the large class's tile and the huge path's: 0 gives the huge path the same
+/// tile (4096 4-byte keys, 256 x 16), 1 the next smaller one (2048 keys, 256 x 8), which holds
+/// fewer registers per thread so that more blocks share an SM. The huge path's tile never goes
+/// below the 2048-key tile (its block is kBlockThreads threads).
+inline constexpr int kHugeTileBinsBelowLarge = 0;
+
+/// Blocks per SM the huge path's pass kernel asks for (its __launch_bounds__ and its grid).
+inline constexpr int kHugeMinBlocksPerSm = 2;
+
+/// The tile bin of the huge path's tile for keys of \p key_bytes bytes.
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr int huge_tile_bin(std::size_t key_bytes) {
+  return (key_bytes <= 4 ? kLargeBin - 1 : kLargeBin - 2) - kHugeTileBinsBelowLarge <
+                 kFirstTileBin + 2
+             ? kFirstTileBin + 2
+             : (key_bytes <= 4 ? kLargeBin - 1 : kLargeBin - 2) - kHugeTileBinsBelowLarge;
+}
+
+/// Tiles that the huge segments of \p n items take at most (tiles of huge_tile_bin()): n / tile
+/// whole tiles plus one partial tile per huge segment.
 /// \param n items
 /// \param num_segments segments
 /// \param key_bytes sizeof(Key)
@@ -222,7 +239,7 @@ SORTLAB_HOST_DEVICE constexpr std::size_t huge_max_tiles(std::size_t n, std::siz
                                                          std::size_t key_bytes) {
   return huge_capacity(n, num_segments) == 0
              ? 0
-             : n / medium_max_items(key_bytes) + huge_capacity(n, num_segments);
+             : n / bin_max_items(huge_tile_bin(key_bytes)) + huge_capacity(n, num_segments);
 }
 
 /// Passes of the large class and the huge path when every bit of a \p key_bytes-byte key is
