@@ -45,14 +45,14 @@ std::string who_sorts(int bin, std::uint32_t size, std::size_t key_bytes, bool h
     text << "one block: stage 05's block sort of a " << bin_max_items(bin) << "-key tile ("
          << tile.threads << " x " << tile.keys_per_thread << ", " << tile.radix_bits
          << "-bit digits)";
-  } else if (!huge_path || size < kHugeMinItems) {
+  } else if (!huge_path || size < kHugeMinItems || size > kHugeMaxItems) {
     text << "one block: " << kBlockRadixBits << "-bit passes through the scratch, tiles of "
          << medium_max_items(key_bytes) << " keys";
   } else {
-    const std::uint32_t chunk = kHugeTilesPerChunk * medium_max_items(key_bytes);
-    text << "many blocks (huge): " << (size + chunk - 1) / chunk << " chunks of " << chunk
-         << " keys; per " << kBlockRadixBits
-         << "-bit pass a count kernel, a device-wide scan, a scatter kernel";
+    const std::uint32_t tile = bin_max_items(huge_tile_bin(key_bytes));
+    text << "many blocks (huge): " << (size + tile - 1) / tile << " tiles of " << tile
+         << " keys; one histogram of every pass, then per " << kBlockRadixBits
+         << "-bit pass one kernel, each tile looking back over its segment's earlier tiles";
   }
   return text.str();
 }
