@@ -23,9 +23,9 @@
 ///       BlockRadixSort on a tile of 512, 1024, 2048 or 4096 keys (one kernel per tile);
 ///     - large (4097 .. 131071 keys): one block per segment, LSD radix passes of 6-bit digits
 ///       through a scratch copy;
-///     - huge (131072 keys and more): many blocks per segment, one chunk of 4 tiles each, and
-///       per pass three launches (count every chunk's digits, one device-wide scan, sort and
-///       scatter every chunk).
+///     - huge (131072 keys and more): many blocks per segment, one tile of 4096 keys each: one
+///       histogram of every pass, then per pass one kernel in which each tile finds its place
+///       by a look-back over its segment's earlier tiles (a onesweep per segment).
 /// No bin pads a segment to more than twice its size.
 ///
 /// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort.
