@@ -8,9 +8,9 @@
 /// lived in two words, a reader could see a new flag with an old count (nothing orders two
 /// relaxed stores as another SM sees them); in one word, the store is one transaction and the
 /// reader sees either the old word or the new one. Stage 08's host model (onesweep_model.hpp) and
-/// its kernels (onesweep_kernels.cuh) use these same functions, so the model's records are the words
-/// the GPU stores. Stage 06's huge path keeps one status word per (tile of a segment, digit) the
-/// same way.
+/// its kernels (onesweep_kernels.cuh) use these same functions, so the model's records are the
+/// words the GPU stores. Stage 06's huge path keeps one status word per (tile of a segment, digit)
+/// the same way.
 #pragma once
 
 #include <cstdint>

@@ -72,8 +72,8 @@ void trace_sample(const std::vector<T>& row, std::size_t k, bool largest, std::o
       << " values), mu = " << plan.samples << " x " << k << " / " << row.size() << " = " << mu
       << " expected above the k-th value; the bound is the sample's " << plan.rank
       << "th largest (r = ceil(mu + " << stage07::kBoundDeviations
-      << " sqrt(mu) + 4)): select bits "
-      << bits_text(static_cast<Bits>(bound)) << ", " << at_or_above << " samples at or above it\n";
+      << " sqrt(mu) + 4)): select bits " << bits_text(static_cast<Bits>(bound)) << ", "
+      << at_or_above << " samples at or above it\n";
   if (stage07::bound_predicts_overflow(at_or_above, plan.samples,
                                        static_cast<std::uint32_t>(row.size()),
                                        static_cast<std::uint32_t>(capacity))) {

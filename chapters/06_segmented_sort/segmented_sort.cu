@@ -168,8 +168,8 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     huge.max_passes = static_cast<int>(plan.huge_max_passes);
     // The counters, counts and status words start at zero on every call (a reused scratch needs
     // nothing from the caller).
-    SORTLAB_CUDA_CHECK(cudaMemsetAsync(zeroed, 0, huge_zeroed_words(plan) * sizeof(std::uint32_t),
-                                       stream));
+    SORTLAB_CUDA_CHECK(
+        cudaMemsetAsync(zeroed, 0, huge_zeroed_words(plan) * sizeof(std::uint32_t), stream));
     huge_plan_kernel<Key><<<1, kBlockThreads, 0, stream>>>(segments, huge);
     SORTLAB_CHECK_LAUNCH();
     // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a tile
@@ -191,10 +191,10 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
 }  // namespace
 
 std::size_t huge_zeroed_words(const ScratchPlan& plan) {
-  return plan.huge_capacity == 0 ? 0
-                                 : plan.huge_max_passes * (1 + (plan.huge_capacity +
-                                                               plan.huge_max_tiles) *
-                                                                  kLargeDigits);
+  return plan.huge_capacity == 0
+             ? 0
+             : plan.huge_max_passes *
+                   (1 + (plan.huge_capacity + plan.huge_max_tiles) * kLargeDigits);
 }
 
 ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t key_bytes,

@@ -694,10 +694,12 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
 /// sets next[] (relative to the targets) and orders that before the call with a barrier. Keys of
 /// one digit keep their input order inside the tile: the block sort is stable.
 template <int kTileBin, typename Key, typename Value, int K>
-__device__ __forceinline__ void sort_and_scatter_tile(
-    Key (&keys)[K], const Value* source_values, Key* target_keys, Value* target_values,
-    std::uint32_t valid, int first_bit, int pass_bits, bool descending,
-    TileStorage<Key, Value, kTileBin>& storage, LargePassStorage& pass_storage) {
+__device__ __forceinline__ void sort_and_scatter_tile(Key (&keys)[K], const Value* source_values,
+                                                      Key* target_keys, Value* target_values,
+                                                      std::uint32_t valid, int first_bit,
+                                                      int pass_bits, bool descending,
+                                                      TileStorage<Key, Value, kTileBin>& storage,
+                                                      LargePassStorage& pass_storage) {
   using Sort = TileSort<Key, Value, kTileBin>;
   static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is the caller's");
   if constexpr (kHasValues<Value>) {
@@ -750,8 +752,8 @@ __device__ __forceinline__ void sort_tiles_in_order(
                                 storage.keys, keys);
     count_tile_digits(keys, valid, first_bit, pass_bits, descending, pass_storage);
     sort_and_scatter_tile<kTileBin>(keys, kHasValues<Value> ? source_values + tile : source_values,
-                          target_keys, target_values, valid, first_bit, pass_bits, descending,
-                          storage, pass_storage);
+                                    target_keys, target_values, valid, first_bit, pass_bits,
+                                    descending, storage, pass_storage);
     __syncthreads();  // every thread has read next[] and tile_start[]
     if (threadIdx.x < kLargeDigits)
       pass_storage.next[threadIdx.x] += pass_storage.tile_count[threadIdx.x];
@@ -788,8 +790,8 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     const std::uint32_t s = ids[b];
     const std::uint32_t begin = segments.begin_offsets[s];
     const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
-    if (passes > 0 && size >= segments.huge_min_items && size <= kHugeMaxItems)
-      continue;  // many blocks sort it (5.)
+    // Many blocks sort a huge segment (5.).
+    if (passes > 0 && size >= segments.huge_min_items && size <= kHugeMaxItems) continue;
     if (passes == 0) {  // no bits to sort by: the segment is its own sorted order
       for (std::uint32_t p = threadIdx.x; p < size; p += kBlockThreads) {
         arrays.keys_out[begin + p] = arrays.keys_in[begin + p];
@@ -994,8 +996,8 @@ __device__ __forceinline__ int huge_pass_first_bit(const BitRange& range, int pa
 /// \param passes passes of the sort
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads)
-    huge_histogram_kernel(SegmentedArrays<Key, Value> arrays, Segments segments,
-                          HugeSegments huge, BitRange range, int passes) {
+    huge_histogram_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
+                          BitRange range, int passes) {
   __shared__ std::uint32_t tile_counts[kLargeMaxPasses<Key>][kLargeDigits];
   const std::uint32_t total = huge.count[1];
   for (std::uint32_t t = blockIdx.x; t < total; t += gridDim.x) {  // the same for the block
@@ -1012,9 +1014,8 @@ __global__ void __launch_bounds__(kBlockThreads)
             if (pass < passes) {
               const int first_bit = huge_pass_first_bit(range, pass);
               const int bits = min(kBlockRadixBits, range.end_bit - first_bit);
-              atomicAdd(&tile_counts[pass][large_pass_digit(key, first_bit, bits,
-                                                            range.descending)],
-                        1u);
+              atomicAdd(
+                  &tile_counts[pass][large_pass_digit(key, first_bit, bits, range.descending)], 1u);
             }
           }
         });
@@ -1097,16 +1098,16 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
     const bool last_tile = where.tile + 1 == where.tiles;
     if (owns_digit && !last_tile)
       huge_status_word(status, my_word)
-          .store(pack_status(where.tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate,
-                             tile_count),
-                 cuda::memory_order_relaxed);
+          .store(
+              pack_status(where.tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate, tile_count),
+              cuda::memory_order_relaxed);
 
     // The segment's digit starts for this pass (every thread takes part in the scan).
     const std::uint32_t segment_count =
-        owns_digit ? huge.digit_counts[(std::size_t{where.h} * huge.max_passes + pass) *
-                                           kLargeDigits +
-                                       digit]
-                   : 0u;
+        owns_digit
+            ? huge.digit_counts[(std::size_t{where.h} * huge.max_passes + pass) * kLargeDigits +
+                                digit]
+            : 0u;
     std::uint32_t segment_total = 0;
     const std::uint32_t segment_start =
         block_exclusive_sum<kBlockThreads>(segment_count, pass_storage.scan, segment_total);
@@ -1139,9 +1140,8 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
 
     // 4. Sort the tile by the digit and scatter it.
     sort_and_scatter_tile<kHugeTileBin<Key>>(
-        keys, kHasValues<Value> ? source_values + where.begin + first : source_values,
-                          target_keys, target_values, valid, first_bit, pass_bits,
-                          range.descending, storage, pass_storage);
+        keys, kHasValues<Value> ? source_values + where.begin + first : source_values, target_keys,
+        target_values, valid, first_bit, pass_bits, range.descending, storage, pass_storage);
     __syncthreads();  // next[], tile_start[] and taken are read before the next tile writes them
   }
 }

@@ -17,9 +17,9 @@
 
 #include "chapters/08_onesweep/onesweep_sort.hpp"
 #include "chapters/08_onesweep/pass_roles.hpp"
-#include "common/tile_status.hpp"
 #include "common/block_scan.cuh"
 #include "common/key_traits.hpp"
+#include "common/tile_status.hpp"
 
 namespace sortlab::stage08 {
 

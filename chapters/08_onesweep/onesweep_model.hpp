@@ -29,10 +29,10 @@
 #include <vector>
 
 #include "chapters/08_onesweep/onesweep_sort.hpp"
-#include "common/tile_status.hpp"
 #include "common/errors.hpp"
 #include "common/key_traits.hpp"
 #include "common/sort_options.hpp"
+#include "common/tile_status.hpp"
 
 namespace sortlab::stage08 {
 

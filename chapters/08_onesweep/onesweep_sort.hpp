@@ -34,9 +34,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/tile_status.hpp"
 #include "common/errors.hpp"
 #include "common/sort_options.hpp"
+#include "common/tile_status.hpp"
 #include "common/value_carrier.hpp"
 
 /// Stage 08: onesweep with decoupled look-back.

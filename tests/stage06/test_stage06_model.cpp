@@ -715,10 +715,12 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
                 stage06::huge_path_queued(n, segments)
                     ? std::min<std::size_t>(segments, n / stage06::kHugeMinItems)
                     : 0u);
-      EXPECT_EQ(plan4.huge_max_tiles, plan4.huge_capacity == 0 ? 0 : n / 4096 + plan4.huge_capacity);
+      EXPECT_EQ(plan4.huge_max_tiles,
+                plan4.huge_capacity == 0 ? 0 : n / 4096 + plan4.huge_capacity);
       EXPECT_EQ(plan4.huge_max_passes, plan4.huge_capacity == 0 ? 0u : 6u);
-      const std::size_t zeroed =
-          plan4.huge_capacity == 0 ? 0 : 6 * (1 + 64 * (plan4.huge_capacity + plan4.huge_max_tiles));
+      const std::size_t zeroed = plan4.huge_capacity == 0
+                                     ? 0
+                                     : 6 * (1 + 64 * (plan4.huge_capacity + plan4.huge_max_tiles));
       EXPECT_EQ(stage06::huge_zeroed_words(plan4), zeroed);
       const std::size_t huge_bytes =
           plan4.huge_capacity == 0 ? 0 : (2 * plan4.huge_capacity + 3 + zeroed) * 4;
