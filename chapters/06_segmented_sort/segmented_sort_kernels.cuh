@@ -1,6 +1,8 @@
 /// \file
 /// \brief Stage 06 kernels: classify the segments by bin (sorting the small ones on the spot),
-/// then one kernel for the warp bins, one per block tile, and one for the large class.
+/// then one kernel for the warp bins, one per block tile, one for the large class (one block per
+/// segment), and the huge path (many blocks per segment: a plan, a histogram and one kernel per
+/// pass with a look-back per segment).
 ///
 /// The classify kernel sorts every small segment (1 .. 32 keys) itself, in the warp that read
 /// its offsets, and appends every other segment's id to its bin's list in the scratch. Every
@@ -865,8 +867,8 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
 // ---- 5. Huge segments: many blocks per segment, a look-back per segment -----------------------
 
 /// The huge path's arrays in the scratch. The plan kernel lists the huge segments (large-class
-/// segments of kHugeMinItems .. kHugeMaxItems keys) and numbers their tiles (tiles of the large
-/// kernel's tile, one block each). The histogram kernel then counts, in one read of every huge
+/// segments of kHugeMinItems .. kHugeMaxItems keys) and numbers their tiles (of huge_tile_bin()'s
+/// tile, one block each). The histogram kernel then counts, in one read of every huge
 /// segment, the digits of every pass (a key's digit of a pass does not depend on where the
 /// earlier passes moved it). Each pass is one kernel: a block takes the next tile in tile order
 /// from the pass's counter, counts its digits, publishes the counts in its status words, adds
@@ -979,7 +981,7 @@ __device__ __forceinline__ const T* pass_source(const T* input, T* output, T* al
   return pass == 0 ? input : pass_writes_output(pass - 1, passes) ? output : alternate;
 }
 
-/// The first digit bit and the digit width of pass \p pass.
+/// The first digit bit of pass \p pass (its width: kBlockRadixBits, or what is left of the range).
 /// \param range the sorted bits
 /// \param pass a pass
 __device__ __forceinline__ int huge_pass_first_bit(const BitRange& range, int pass) {

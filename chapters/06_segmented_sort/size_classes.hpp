@@ -12,7 +12,8 @@
 /// | small  | 0-5  | 1 .. 32     | a group of 1 .. 32 lanes (the bin's width), one key each |
 /// | medium | 6-8  | 33 .. 256   | one warp, 2, 4 or 8 keys per lane: a bitonic network     |
 /// | medium | 9-12 | 257 .. 4096 | one block: stage 05's BlockRadixSort, a 512 .. 4096 tile |
-/// | large  | 13   | 4097 ..     | one block: radix passes through global scratch (slow)    |
+/// | large  | 13   | 4097 ..     | one block: radix passes through global scratch; from     |
+/// |        |      |             | kHugeMinItems on (huge path), many blocks per segment    |
 ///
 /// The small bins are sorted by the classify kernel itself, 32 / width segments per warp at
 /// once; the warp bins 8 segments per block; the tile bins one segment per block.
@@ -38,7 +39,7 @@ namespace sortlab::stage06 {
 enum class SizeClass : std::uint32_t {
   kSmall = 0,   ///< 1 .. 32 keys: sub-warp groups, one key per lane
   kMedium = 1,  ///< 33 .. one block tile: one warp (up to 256 keys) or one block tile
-  kLarge = 2,   ///< more than one tile: one block, several tiles per radix pass (the slow path)
+  kLarge = 2,   ///< more than one tile: radix passes, one block per segment (or many: huge)
   kNone = 3,    ///< empty or invalid: nothing to sort
 };
 
@@ -194,9 +195,10 @@ inline constexpr std::uint32_t kHugeMinItems = std::uint32_t{1} << 17;
 /// larger segment is the large kernel's (one block).
 inline constexpr std::uint32_t kHugeMaxItems = std::uint32_t{1} << 30;
 
-/// Keys per segment on average from which a sort queues the huge path at all. Its launches and
-/// its scan cost about 0.09 ms per sort of 2^26 pairs even when no segment turns out huge, since
-/// only the device knows the sizes; below this average the large kernel sorts huge segments too,
+/// Keys per segment on average from which a sort queues the huge path at all. Its launches (and,
+/// until 2026-11-25, its per-pass scans) cost about 0.09 ms per sort of 2^26 pairs even when no
+/// segment turns out huge, since only the device knows the sizes (about 0.04 ms since the path
+/// became a onesweep per segment: README; the threshold was measured with the earlier path); below this average the large kernel sorts huge segments too,
 /// one block each (correct, slower for them). Measured on the H100 (2^26 f32/u32 pairs, README):
 /// with 64, equal segments of 8 and 32 keys keep 0.409 and 0.535 ms (queued always: 0.494 and
 /// 0.622) while segments of 128, 1000 and 4096 keys pay 0.09 ms (0.883 -> 0.976, 1.47 -> 1.56,
