@@ -3,7 +3,8 @@
 # `make docs` builds the Doxygen reading guide, `make lab STAGE=02 DIR=lab02` writes a student's
 # starter (docs/labs.md), `make figures` redraws the stage READMEs' figures (no GPU needed),
 # `make deps` installs missing Debian packages (as root; never run by the other targets: CMake's
-# own checks say what is missing, on any distribution).
+# own checks say what is missing, on any distribution), `make compare BASE=rev` times the working
+# tree against an earlier revision on this GPU (bench/compare/compare_revisions.sh).
 BUILD ?= build
 JOBS ?= $(shell nproc)
 # Empty: CMake picks the GPU of this machine (native), or sm_90 when it finds none.
@@ -18,7 +19,7 @@ DEB_PACKAGES := cmake ninja-build libgtest-dev libbenchmark-dev libcli11-dev dox
 # Header-only packages a machine without package access can take along (make deps-bundle).
 BUNDLED_DEB_PACKAGES := libcli11-dev
 
-.PHONY: all configure build test test-cpu test-gpu test-large bench table memory-profile sort-profile docs deps deps-bundle device-check format clean lab figures
+.PHONY: all configure build test test-cpu test-gpu test-large bench table compare memory-profile sort-profile docs deps deps-bundle device-check format clean lab figures
 
 all: build
 
@@ -68,6 +69,13 @@ bench: build
 # the raw JSON and a plot. Stops at once without a GPU.
 table:
 	@bash bench/table/make_table.sh $(BUILD)
+
+# A change against an earlier revision, on this GPU, in one session: both trees built side by
+# side, the benchmark run alternately, one table (bench/compare/compare_revisions.sh). Example:
+# make compare BASE=8ff8052 TARGET=bench_stage06 ARGS="--sizes=26 --pairs=1"
+compare:
+	@test -n "$(BASE)" || { echo "usage: make compare BASE=revision [TARGET=bench_stage08] [ROUNDS=2] [ARGS='benchmark arguments']"; exit 2; }
+	@bash bench/compare/compare_revisions.sh $(BASE) --target $(or $(TARGET),bench_stage08) --rounds $(or $(ROUNDS),2) --jobs $(JOBS) -- $(ARGS)
 
 # Nsight Compute counters of one pass of every stage -> docs/results/<gpu>-memory.md and the
 # README blocks (DRAM bytes per key, sectors per request). Needs a GPU and ncu.
