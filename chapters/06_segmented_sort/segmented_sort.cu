@@ -105,8 +105,8 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   }
   // The huge path costs about 0.04 ms per sort even when no segment is huge (its memset and
   // kernels are queued for as many huge segments as n items could make; only the device knows
-  // how many there are). It runs when the segments average at least kHugeMinAverageItems keys; otherwise
-  // the large kernel sorts every large segment, huge or not, with one block each.
+  // how many there are). It runs when the segments average at least kHugeMinAverageItems keys;
+  // otherwise the large kernel sorts every large segment, huge or not, with one block each.
   const int passes =
       (resolved.end_bit - resolved.begin_bit + kBlockRadixBits - 1) / kBlockRadixBits;
   const bool huge_path = passes > 0 && huge_path_queued(n, num_segments);

@@ -198,12 +198,13 @@ inline constexpr std::uint32_t kHugeMaxItems = std::uint32_t{1} << 30;
 /// Keys per segment on average from which a sort queues the huge path at all. Its launches (and,
 /// until 2026-11-25, its per-pass scans) cost about 0.09 ms per sort of 2^26 pairs even when no
 /// segment turns out huge, since only the device knows the sizes (about 0.04 ms since the path
-/// became a onesweep per segment: README; the threshold was measured with the earlier path); below this average the large kernel sorts huge segments too,
-/// one block each (correct, slower for them). Measured on the H100 (2^26 f32/u32 pairs, README):
-/// with 64, equal segments of 8 and 32 keys keep 0.409 and 0.535 ms (queued always: 0.494 and
-/// 0.622) while segments of 128, 1000 and 4096 keys pay 0.09 ms (0.883 -> 0.976, 1.47 -> 1.56,
-/// 1.36 -> 1.45); the power-law mix (about 126 keys per segment on average, 31 segments of 2^17
-/// keys and more holding a third of the items) takes 4.69 ms instead of 42.3 with 16384.
+/// became a onesweep per segment: README; the threshold was measured with the earlier path); below
+/// this average the large kernel sorts huge segments too, one block each (correct, slower for
+/// them). Measured on the H100 (2^26 f32/u32 pairs, README): with 64, equal segments of 8 and 32
+/// keys keep 0.409 and 0.535 ms (queued always: 0.494 and 0.622) while segments of 128, 1000 and
+/// 4096 keys pay 0.09 ms (0.883 -> 0.976, 1.47 -> 1.56, 1.36 -> 1.45); the power-law mix (about 126
+/// keys per segment on average, 31 segments of 2^17 keys and more holding a third of the items)
+/// takes 4.69 ms instead of 42.3 with 16384.
 inline constexpr std::uint32_t kHugeMinAverageItems = 64;
 
 /// Huge segments that \p n items in \p num_segments segments can hold: segments do not overlap,
