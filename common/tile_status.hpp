@@ -13,7 +13,12 @@
 /// the same way.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+
+#ifdef __CUDACC__
+#include <cuda/atomic>
+#endif
 
 #include "common/key_traits.hpp"  // SORTLAB_HOST_DEVICE
 
@@ -63,5 +68,17 @@ inline const char* to_string(TileFlag flag) {
   }
   return "invalid";
 }
+
+#ifdef __CUDACC__
+/// A relaxed, device-scope view of status word \p index of \p words, for the kernels' loads and
+/// stores: one 32-bit access, which no other SM can see half done, and which the compiler may not
+/// keep in a register while a look-back spins on it.
+/// \param words the status words
+/// \param index the word
+__device__ __forceinline__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> status_word(
+    std::uint32_t* words, std::size_t index) {
+  return cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[index]);
+}
+#endif
 
 }  // namespace sortlab

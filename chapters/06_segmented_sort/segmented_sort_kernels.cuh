@@ -12,8 +12,6 @@
 /// positions outside every segment keep the caller's values.
 #pragma once
 
-#include <cuda/atomic>
-
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -487,7 +485,7 @@ using TileSort =
 
 /// The tile bin whose tile the large class uses: the largest tile for the key's width.
 template <typename Key>
-inline constexpr int kLargeTileBin = sizeof(Key) <= 4 ? kLargeBin - 1 : kLargeBin - 2;
+inline constexpr int kLargeTileBin = largest_tile_bin(sizeof(Key));
 
 /// Registers a thread of a block kernel may take at most: __launch_bounds__ asks for
 /// 65536 / (threads x 128) blocks per SM (2 for 256 threads, 4 for 128). Without the cap ptxas
@@ -1031,13 +1029,6 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
-/// Status word \p index of the huge path, for relaxed atomic loads and stores (one word holds
-/// flag and count: common/tile_status.hpp).
-__device__ __forceinline__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>
-huge_status_word(std::uint32_t* status, std::size_t index) {
-  return cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(status[index]);
-}
-
 /// One pass of the huge path. Each block takes tiles in order from the pass's counter (so a
 /// tile's predecessors are all taken, running or done: the look-back never waits on a tile
 /// that no block holds), and for each:
@@ -1099,7 +1090,7 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
     const std::size_t my_word = std::size_t{t} * kLargeDigits + digit;
     const bool last_tile = where.tile + 1 == where.tiles;
     if (owns_digit && !last_tile)
-      huge_status_word(status, my_word)
+      status_word(status, my_word)
           .store(
               pack_status(where.tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate, tile_count),
               cuda::memory_order_relaxed);
@@ -1122,7 +1113,7 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
         std::uint32_t predecessor = t - 1;
         while (true) {
           const std::uint32_t word =
-              huge_status_word(status, std::size_t{predecessor} * kLargeDigits + digit)
+              status_word(status, std::size_t{predecessor} * kLargeDigits + digit)
                   .load(cuda::memory_order_relaxed);
           const TileFlag flag = status_flag(word);
           if (flag == TileFlag::kNotReady) continue;  // that tile is running: read it again
@@ -1132,7 +1123,7 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
         }
         // The last tile's prefix is never read (and could reach 2^30), so it is not published.
         if (!last_tile)
-          huge_status_word(status, my_word)
+          status_word(status, my_word)
               .store(pack_status(TileFlag::kPrefix, exclusive + tile_count),
                      cuda::memory_order_relaxed);
       }

@@ -215,6 +215,13 @@ SORTLAB_HOST_DEVICE constexpr std::size_t huge_capacity(std::size_t n, std::size
   return num_segments < n / kHugeMinItems ? num_segments : n / kHugeMinItems;
 }
 
+/// The largest tile bin for keys of \p key_bytes bytes: the large class's tile (the 4096-key
+/// tile, or the 2048-key one for 8-byte keys, which have no 4096-key tile).
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr int largest_tile_bin(std::size_t key_bytes) {
+  return key_bytes <= 4 ? kLargeBin - 1 : kLargeBin - 2;
+}
+
 /// Tile bins between the large class's tile and the huge path's: 0 gives the huge path the same
 /// tile (4096 4-byte keys, 256 x 16), 1 the next smaller one (2048 keys, 256 x 8), which holds
 /// fewer registers per thread so that more blocks share an SM. The huge path's tile never goes
@@ -227,10 +234,8 @@ inline constexpr int kHugeMinBlocksPerSm = 2;
 /// The tile bin of the huge path's tile for keys of \p key_bytes bytes.
 /// \param key_bytes sizeof(Key)
 SORTLAB_HOST_DEVICE constexpr int huge_tile_bin(std::size_t key_bytes) {
-  return (key_bytes <= 4 ? kLargeBin - 1 : kLargeBin - 2) - kHugeTileBinsBelowLarge <
-                 kFirstTileBin + 2
-             ? kFirstTileBin + 2
-             : (key_bytes <= 4 ? kLargeBin - 1 : kLargeBin - 2) - kHugeTileBinsBelowLarge;
+  const int bin = largest_tile_bin(key_bytes) - kHugeTileBinsBelowLarge;
+  return bin < kFirstTileBin + 2 ? kFirstTileBin + 2 : bin;
 }
 
 /// Tiles that the huge segments of \p n items take at most (tiles of huge_tile_bin()): n / tile

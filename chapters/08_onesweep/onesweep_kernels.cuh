@@ -248,13 +248,6 @@ __device__ __forceinline__ std::uint32_t lanes_with_same_digit(std::uint32_t dig
   return peers;
 }
 
-/// A relaxed, device-scope view of one status word: one 32-bit load or store, which no other
-/// SM can see half done, and which the compiler may not keep in a register while it spins.
-__device__ __forceinline__ cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> status_word(
-    std::uint32_t* words, std::size_t index) {
-  return cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[index]);
-}
-
 /// The tile of one onesweep kernel instantiation and the shared memory its block needs. The
 /// storage is dynamic shared memory (the kernel's launch asks for sizeof(Storage)), so a tile may
 /// use more than the 48 KiB a block's static shared memory is limited to.
