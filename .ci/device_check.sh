@@ -119,7 +119,7 @@ if [ "${SANITIZE:-1}" != 0 ]; then
       (name="sanitizer-$tool-stage06-huge"
        SORTLAB_TEST_MAX_N=1100000 timeout -k 30 "${SANITIZER_TIMEOUT:-500}" \
          compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/stage06/test_stage06_gpu" \
-         --gtest_brief=1 --gtest_filter='*HugeSegment*-*MoreTiles*' >"$logs/$name.log" 2>&1
+         --gtest_brief=1 --gtest_filter='*HugeSegment*:*OverlappingSegments*-*MoreTiles*' >"$logs/$name.log" 2>&1
        echo $? >"$logs/$name.rc") &
       sanitizer_pids+=($!)
     done

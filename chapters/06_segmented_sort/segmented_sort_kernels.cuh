@@ -692,12 +692,15 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
 /// pass's digit with the block sort, loading its values on the way, and writes sorted position p
 /// of digit d to storage.next[d] + (p - the first position of d in the sorted tile). The caller
 /// sets next[] (relative to the targets) and orders that before the call with a barrier. Keys of
-/// one digit keep their input order inside the tile: the block sort is stable.
+/// one digit keep their input order inside the tile: the block sort is stable. Positions from
+/// \p target_end on are never written: with valid segments none is computed, but overlapping
+/// segments (a broken precondition) can change a later pass's keys under the counts taken before
+/// the first pass, and the sort must still stay inside the segment.
 template <int kTileBin, typename Key, typename Value, int K>
 __device__ __forceinline__ void sort_and_scatter_tile(Key (&keys)[K], const Value* source_values,
                                                       Key* target_keys, Value* target_values,
-                                                      std::uint32_t valid, int first_bit,
-                                                      int pass_bits, bool descending,
+                                                      std::uint32_t valid, std::uint32_t target_end,
+                                                      int first_bit, int pass_bits, bool descending,
                                                       TileStorage<Key, Value, kTileBin>& storage,
                                                       LargePassStorage& pass_storage) {
   using Sort = TileSort<Key, Value, kTileBin>;
@@ -713,8 +716,10 @@ __device__ __forceinline__ void sort_and_scatter_tile(Key (&keys)[K], const Valu
       if (p < valid) {
         const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
         const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
-        target_keys[to] = keys[i];
-        target_values[to] = values[i];
+        if (to < target_end) {
+          target_keys[to] = keys[i];
+          target_values[to] = values[i];
+        }
       }
     }
   } else {
@@ -724,7 +729,8 @@ __device__ __forceinline__ void sort_and_scatter_tile(Key (&keys)[K], const Valu
       const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
       if (p < valid) {
         const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
-        target_keys[pass_storage.next[d] + (p - pass_storage.tile_start[d])] = keys[i];
+        const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
+        if (to < target_end) target_keys[to] = keys[i];
       }
     }
   }
@@ -752,7 +758,7 @@ __device__ __forceinline__ void sort_tiles_in_order(
                                 storage.keys, keys);
     count_tile_digits(keys, valid, first_bit, pass_bits, descending, pass_storage);
     sort_and_scatter_tile<kTileBin>(keys, kHasValues<Value> ? source_values + tile : source_values,
-                                    target_keys, target_values, valid, first_bit, pass_bits,
+                                    target_keys, target_values, valid, size, first_bit, pass_bits,
                                     descending, storage, pass_storage);
     __syncthreads();  // every thread has read next[] and tile_start[]
     if (threadIdx.x < kLargeDigits)
@@ -913,15 +919,17 @@ __global__ void __launch_bounds__(kBlockThreads)
       size = segment_size(segments.begin_offsets[s], segments.end_offsets[s], segments.n);
     }
     const bool is_huge = size >= segments.huge_min_items && size <= kHugeMaxItems;
-    const std::uint32_t my_tiles = is_huge ? (size + kHugeTile<Key> - 1) / kHugeTile<Key> : 0u;
     std::uint32_t batch_segments = 0, batch_tiles = 0;
     const std::uint32_t slot =
         block_exclusive_sum<kBlockThreads>(is_huge ? 1u : 0u, scan_segments, batch_segments);
+    // Overlapping segments (a broken precondition) could list more than the room: never write
+    // past it, and number only the listed segments' tiles (a dropped segment's tiles would be
+    // given to the last listed one, past its end). A dropped segment is left unsorted.
+    const bool listed_here = is_huge && listed + slot < huge.capacity;
+    const std::uint32_t my_tiles = listed_here ? (size + kHugeTile<Key> - 1) / kHugeTile<Key> : 0u;
     const std::uint32_t tile =
         block_exclusive_sum<kBlockThreads>(my_tiles, scan_tiles, batch_tiles);
-    // Overlapping segments (a broken precondition) could list more than the room: never write
-    // past it.
-    if (is_huge && listed + slot < huge.capacity) {
+    if (listed_here) {
       huge.ids[listed + slot] = s;
       huge.tile_first[listed + slot] = tiles + tile;
     }
@@ -1134,7 +1142,8 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
     // 4. Sort the tile by the digit and scatter it.
     sort_and_scatter_tile<kHugeTileBin<Key>>(
         keys, kHasValues<Value> ? source_values + where.begin + first : source_values, target_keys,
-        target_values, valid, first_bit, pass_bits, range.descending, storage, pass_storage);
+        target_values, valid, where.begin + where.size, first_bit, pass_bits, range.descending,
+        storage, pass_storage);
     __syncthreads();  // next[], tile_start[] and taken are read before the next tile writes them
   }
 }
