@@ -51,7 +51,7 @@ std::string who_sorts(int bin, std::uint32_t size, std::size_t key_bytes, bool h
   } else {
     const std::uint32_t tile = bin_max_items(huge_tile_bin(key_bytes));
     text << "many blocks (huge): " << (size + tile - 1) / tile << " tiles of " << tile
-         << " keys; one histogram of every pass, then per " << kBlockRadixBits
+         << " keys; one histogram of every pass, then per " << kHugeDigitBits
          << "-bit pass one kernel, each tile looking back over its segment's earlier tiles";
   }
   return text.str();

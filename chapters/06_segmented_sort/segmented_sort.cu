@@ -163,7 +163,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     huge.tile_first = lists + 2 + plan.huge_capacity;
     huge.tile_counter = zeroed;
     huge.digit_counts = zeroed + plan.huge_max_passes;
-    huge.tile_status = huge.digit_counts + plan.huge_capacity * plan.huge_max_passes * kLargeDigits;
+    huge.tile_status = huge.digit_counts + plan.huge_capacity * plan.huge_max_passes * kHugeDigits;
     huge.capacity = static_cast<std::uint32_t>(plan.huge_capacity);
     huge.max_tiles = static_cast<std::uint32_t>(plan.huge_max_tiles);
     huge.max_passes = static_cast<int>(plan.huge_max_passes);
@@ -176,14 +176,19 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a tile
     // (kHugeMinBlocksPerSm per SM) and take tiles from the pass's counter until none is
     // left, so one SM's worth of them per SM is enough.
+    // The huge path's passes take kHugeDigitBits-bit digits (the large kernel's take
+    // kBlockRadixBits): its own count, and its own ping-pong parity (its last pass writes the
+    // output).
+    const int huge_passes =
+        (resolved.end_bit - resolved.begin_bit + kHugeDigitBits - 1) / kHugeDigitBits;
     huge_histogram_kernel<Key, Value>
         <<<class_grid(plan.huge_max_tiles, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
-           kBlockThreads, 0, stream>>>(arrays, segments, huge, range, passes);
+           kBlockThreads, 0, stream>>>(arrays, segments, huge, range, huge_passes);
     SORTLAB_CHECK_LAUNCH();
     const unsigned pass_grid = class_grid(plan.huge_max_tiles, 1, sms * kHugeMinBlocksPerSm);
-    for (int pass = 0; pass < passes; ++pass) {
-      huge_pass_kernel<Key, Value>
-          <<<pass_grid, kBlockThreads, 0, stream>>>(arrays, segments, huge, range, pass, passes);
+    for (int pass = 0; pass < huge_passes; ++pass) {
+      huge_pass_kernel<Key, Value><<<pass_grid, kBlockThreads, 0, stream>>>(
+          arrays, segments, huge, range, pass, huge_passes);
       SORTLAB_CHECK_LAUNCH();
     }
   }
@@ -195,7 +200,7 @@ std::size_t huge_zeroed_words(const ScratchPlan& plan) {
   return plan.huge_capacity == 0
              ? 0
              : plan.huge_max_passes *
-                   (1 + (plan.huge_capacity + plan.huge_max_tiles) * kLargeDigits);
+                   (1 + (plan.huge_capacity + plan.huge_max_tiles) * kHugeDigits);
 }
 
 ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t key_bytes,
@@ -228,7 +233,7 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
   const bool huge_path = huge_path_queued(n, num_segments);
   plan.huge_capacity = huge_path ? huge_capacity(n, num_segments) : 0;
   plan.huge_max_tiles = huge_path ? huge_max_tiles(n, num_segments, key_bytes) : 0;
-  plan.huge_max_passes = huge_path ? static_cast<std::size_t>(large_max_passes(key_bytes)) : 0;
+  plan.huge_max_passes = huge_path ? static_cast<std::size_t>(huge_max_passes(key_bytes)) : 0;
   plan.huge_lists =
       plan.layout.add<std::uint32_t>(plan.huge_capacity > 0 ? 2 * plan.huge_capacity + 3 : 0);
   plan.huge_zeroed = plan.layout.add<std::uint32_t>(huge_zeroed_words(plan));

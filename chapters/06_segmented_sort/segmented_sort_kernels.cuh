@@ -648,13 +648,19 @@ __device__ __forceinline__ std::uint32_t large_pass_digit(Key key, int first_bit
                     : Twiddled::template digit<false>(bits, first_bit, num_bits);
 }
 
-/// Shared memory of the large kernel beside the tile storage.
-struct LargePassStorage {
-  std::uint32_t next[kLargeDigits];        ///< where the next key of each digit goes (segment)
-  std::uint32_t tile_count[kLargeDigits];  ///< keys of each digit in the tile
-  std::uint32_t tile_start[kLargeDigits];  ///< where each digit starts in the sorted tile
-  BlockScanStorage<kBlockThreads> scan;    ///< the block scan's scratch
+/// Shared memory of a pass over tiles (large kernel, huge path) beside the tile storage, for
+/// digits of kDigits values.
+template <int kDigits>
+struct TilePassStorage {
+  static_assert(kDigits <= kBlockThreads, "one thread per digit in the scans");
+  std::uint32_t next[kDigits];           ///< where the next key of each digit goes (segment)
+  std::uint32_t tile_count[kDigits];     ///< keys of each digit in the tile
+  std::uint32_t tile_start[kDigits];     ///< where each digit starts in the sorted tile
+  BlockScanStorage<kBlockThreads> scan;  ///< the block scan's scratch
 };
+
+/// The large kernel's pass storage (kBlockRadixBits-bit digits).
+using LargePassStorage = TilePassStorage<kLargeDigits>;
 
 /// Passes of the large class for keys of type \p Key when every bit is sorted.
 template <typename Key>
@@ -669,11 +675,11 @@ struct SegmentDigitCounts {
 
 /// Counts the digits of \p items' first \p valid blocked positions into storage.tile_count and
 /// scans them into storage.tile_start (shared atomics; one thread per digit in the scan).
-template <typename Key, int K>
+template <int kDigits, typename Key, int K>
 __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uint32_t valid,
                                                   int first_bit, int num_bits, bool descending,
-                                                  LargePassStorage& storage) {
-  if (threadIdx.x < kLargeDigits) storage.tile_count[threadIdx.x] = 0;
+                                                  TilePassStorage<kDigits>& storage) {
+  if (threadIdx.x < kDigits) storage.tile_count[threadIdx.x] = 0;
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < K; ++i)
@@ -681,10 +687,10 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
       atomicAdd(storage.tile_count + large_pass_digit(keys[i], first_bit, num_bits, descending),
                 1u);
   __syncthreads();
-  const std::uint32_t mine = threadIdx.x < kLargeDigits ? storage.tile_count[threadIdx.x] : 0u;
+  const std::uint32_t mine = threadIdx.x < kDigits ? storage.tile_count[threadIdx.x] : 0u;
   std::uint32_t total = 0;
   const std::uint32_t start = block_exclusive_sum<kBlockThreads>(mine, storage.scan, total);
-  if (threadIdx.x < kLargeDigits) storage.tile_start[threadIdx.x] = start;
+  if (threadIdx.x < kDigits) storage.tile_start[threadIdx.x] = start;
   __syncthreads();
 }
 
@@ -696,13 +702,13 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
 /// \p target_end on are never written: with valid segments none is computed, but overlapping
 /// segments (a broken precondition) can change a later pass's keys under the counts taken before
 /// the first pass, and the sort must still stay inside the segment.
-template <int kTileBin, typename Key, typename Value, int K>
+template <int kTileBin, int kDigits, typename Key, typename Value, int K>
 __device__ __forceinline__ void sort_and_scatter_tile(Key (&keys)[K], const Value* source_values,
                                                       Key* target_keys, Value* target_values,
                                                       std::uint32_t valid, std::uint32_t target_end,
                                                       int first_bit, int pass_bits, bool descending,
                                                       TileStorage<Key, Value, kTileBin>& storage,
-                                                      LargePassStorage& pass_storage) {
+                                                      TilePassStorage<kDigits>& pass_storage) {
   using Sort = TileSort<Key, Value, kTileBin>;
   static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is the caller's");
   if constexpr (kHasValues<Value>) {
@@ -900,6 +906,13 @@ inline constexpr int kHugeTileBin = huge_tile_bin(sizeof(Key));
 template <typename Key>
 inline constexpr std::uint32_t kHugeTile = bin_max_items(kHugeTileBin<Key>);
 
+/// Digit values of a huge pass (kHugeDigitBits-bit digits).
+inline constexpr int kHugeDigits = 1 << kHugeDigitBits;
+
+/// Passes of the huge path for keys of type \p Key when every bit is sorted.
+template <typename Key>
+inline constexpr int kHugeMaxPasses = huge_max_passes(sizeof(Key));
+
 /// Lists the huge segments and numbers their tiles (one block of kBlockThreads threads): a block
 /// scan over the large list, kBlockThreads entries at a time.
 /// \param segments the segments and the classification
@@ -987,11 +1000,12 @@ __device__ __forceinline__ const T* pass_source(const T* input, T* output, T* al
   return pass == 0 ? input : pass_writes_output(pass - 1, passes) ? output : alternate;
 }
 
-/// The first digit bit of pass \p pass (its width: kBlockRadixBits, or what is left of the range).
+/// The first digit bit of huge pass \p pass (its width: kHugeDigitBits, or what is left of the
+/// range).
 /// \param range the sorted bits
 /// \param pass a pass
 __device__ __forceinline__ int huge_pass_first_bit(const BitRange& range, int pass) {
-  return range.begin_bit + pass * kBlockRadixBits;
+  return range.begin_bit + pass * kHugeDigitBits;
 }
 
 /// The histogram of the huge path: every tile of every huge segment counts the digits of every
@@ -1006,32 +1020,32 @@ template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads)
     huge_histogram_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
                           BitRange range, int passes) {
-  __shared__ std::uint32_t tile_counts[kLargeMaxPasses<Key>][kLargeDigits];
+  __shared__ std::uint32_t tile_counts[kHugeMaxPasses<Key>][kHugeDigits];
   const std::uint32_t total = huge.count[1];
   for (std::uint32_t t = blockIdx.x; t < total; t += gridDim.x) {  // the same for the block
     const HugeTile where = find_huge_tile(segments, huge, t);
-    for (int i = threadIdx.x; i < kLargeMaxPasses<Key> * kLargeDigits; i += kBlockThreads)
-      tile_counts[i / kLargeDigits][i % kLargeDigits] = 0;
+    for (int i = threadIdx.x; i < kHugeMaxPasses<Key> * kHugeDigits; i += kBlockThreads)
+      tile_counts[i / kHugeDigits][i % kHugeDigits] = 0;
     __syncthreads();
     const std::uint32_t first = where.tile * kHugeTile<Key>;
     block_for_each_value<kBlockThreads, kLargeCountVectorsPerThread>(
         arrays.keys_in + where.begin + first, min(kHugeTile<Key>, where.size - first),
         [&](const Key& key) {
 #pragma unroll
-          for (int pass = 0; pass < kLargeMaxPasses<Key>; ++pass) {
+          for (int pass = 0; pass < kHugeMaxPasses<Key>; ++pass) {
             if (pass < passes) {
               const int first_bit = huge_pass_first_bit(range, pass);
-              const int bits = min(kBlockRadixBits, range.end_bit - first_bit);
+              const int bits = min(kHugeDigitBits, range.end_bit - first_bit);
               atomicAdd(
                   &tile_counts[pass][large_pass_digit(key, first_bit, bits, range.descending)], 1u);
             }
           }
         });
     __syncthreads();
-    for (int i = threadIdx.x; i < passes * kLargeDigits; i += kBlockThreads) {
-      const std::uint32_t c = tile_counts[i / kLargeDigits][i % kLargeDigits];
+    for (int i = threadIdx.x; i < passes * kHugeDigits; i += kBlockThreads) {
+      const std::uint32_t c = tile_counts[i / kHugeDigits][i % kHugeDigits];
       if (c != 0)
-        atomicAdd(huge.digit_counts + std::size_t{where.h} * huge.max_passes * kLargeDigits + i, c);
+        atomicAdd(huge.digit_counts + std::size_t{where.h} * huge.max_passes * kHugeDigits + i, c);
     }
     __syncthreads();  // tile_counts is cleared again for the next tile
   }
@@ -1061,10 +1075,10 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
                      BitRange range, int pass, int passes) {
   constexpr int K = tile_shape(kHugeTileBin<Key>).keys_per_thread;
   __shared__ TileStorage<Key, Value, kHugeTileBin<Key>> storage;
-  __shared__ LargePassStorage pass_storage;
+  __shared__ TilePassStorage<kHugeDigits> pass_storage;
   __shared__ std::uint32_t taken;
   const int first_bit = huge_pass_first_bit(range, pass);
-  const int pass_bits = min(kBlockRadixBits, range.end_bit - first_bit);
+  const int pass_bits = min(kHugeDigitBits, range.end_bit - first_bit);
   const bool to_output = pass_writes_output(pass, passes);
   const Key* source_keys =
       pass_source(arrays.keys_in, arrays.keys_out, arrays.alternate_keys, pass, passes);
@@ -1076,7 +1090,7 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
         pass_source(arrays.values_in, arrays.values_out, arrays.alternate_values, pass, passes);
     target_values = to_output ? arrays.values_out : arrays.alternate_values;
   }
-  std::uint32_t* status = huge.tile_status + std::size_t{huge.max_tiles} * kLargeDigits * pass;
+  std::uint32_t* status = huge.tile_status + std::size_t{huge.max_tiles} * kHugeDigits * pass;
   const std::uint32_t total = huge.count[1];
   while (true) {
     if (threadIdx.x == 0) taken = atomicAdd(huge.tile_counter + pass, 1u);
@@ -1092,10 +1106,10 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
     load_blocked<kBlockThreads>(source_keys + where.begin + first, valid,
                                 padding_key<Key>(range.descending), storage.keys, keys);
     count_tile_digits(keys, valid, first_bit, pass_bits, range.descending, pass_storage);
-    const bool owns_digit = threadIdx.x < kLargeDigits;
+    const bool owns_digit = threadIdx.x < kHugeDigits;
     const std::uint32_t digit = threadIdx.x;
     const std::uint32_t tile_count = owns_digit ? pass_storage.tile_count[digit] : 0u;
-    const std::size_t my_word = std::size_t{t} * kLargeDigits + digit;
+    const std::size_t my_word = std::size_t{t} * kHugeDigits + digit;
     const bool last_tile = where.tile + 1 == where.tiles;
     if (owns_digit && !last_tile)
       status_word(status, my_word)
@@ -1106,7 +1120,7 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
     // The segment's digit starts for this pass (every thread takes part in the scan).
     const std::uint32_t segment_count =
         owns_digit
-            ? huge.digit_counts[(std::size_t{where.h} * huge.max_passes + pass) * kLargeDigits +
+            ? huge.digit_counts[(std::size_t{where.h} * huge.max_passes + pass) * kHugeDigits +
                                 digit]
             : 0u;
     std::uint32_t segment_total = 0;
@@ -1121,7 +1135,7 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
         std::uint32_t predecessor = t - 1;
         while (true) {
           const std::uint32_t word =
-              status_word(status, std::size_t{predecessor} * kLargeDigits + digit)
+              status_word(status, std::size_t{predecessor} * kHugeDigits + digit)
                   .load(cuda::memory_order_relaxed);
           const TileFlag flag = status_flag(word);
           if (flag == TileFlag::kNotReady) continue;  // that tile is running: read it again

@@ -222,6 +222,21 @@ SORTLAB_HOST_DEVICE constexpr int largest_tile_bin(std::size_t key_bytes) {
   return key_bytes <= 4 ? kLargeBin - 1 : kLargeBin - 2;
 }
 
+/// Digit width of the huge path's passes: 8 (four passes for 32-bit keys, each tile sorted by
+/// stage 05's block sort in two rounds of its 6-bit rank, 6 + 2 bits) or kBlockRadixBits (six
+/// passes, one round each, as the large kernel). The huge path is bound by each tile's latency
+/// (Nsight Compute: 25% occupancy, 36% issue slots busy), so fewer passes over the keys with the
+/// same tile may pay more than the second rank round costs.
+inline constexpr int kHugeDigitBits = 8;
+static_assert(kHugeDigitBits >= kBlockRadixBits && kHugeDigitBits <= 8,
+              "a huge pass sorts its tile by one or two block-sort rounds");
+
+/// Passes of the huge path when every bit of a \p key_bytes-byte key is sorted.
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr int huge_max_passes(std::size_t key_bytes) {
+  return static_cast<int>((8 * key_bytes + kHugeDigitBits - 1) / kHugeDigitBits);
+}
+
 /// Tile bins between the large class's tile and the huge path's: 0 gives the huge path the same
 /// tile (4096 4-byte keys, 256 x 16), 1 the next smaller one (2048 keys, 256 x 8), which holds
 /// fewer registers per thread so that more blocks share an SM. The huge path's tile never goes

@@ -708,8 +708,9 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
       EXPECT_GE(pairs_bytes, n * 16 + ids8 * 4);
       // Plus the huge path's lists, counts and status words, when the sort queues that path (n
       // items can make a huge segment and the segments average kHugeMinAverageItems or more):
-      // a tile counter per pass, 64 counts per pass per huge segment, 64 status words per pass
-      // per tile, with 6 passes for 4-byte keys and tiles of 4096 keys.
+      // a tile counter per pass, 2^kHugeDigitBits counts per pass per huge segment and status
+      // words per pass per tile, with ceil(32 / kHugeDigitBits) passes for 4-byte keys and
+      // tiles of 4096 keys.
       const auto plan4 = stage06::plan_scratch(n, segments, 4, 0);
       EXPECT_EQ(plan4.huge_capacity,
                 stage06::huge_path_queued(n, segments)
@@ -717,10 +718,13 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
                     : 0u);
       EXPECT_EQ(plan4.huge_max_tiles,
                 plan4.huge_capacity == 0 ? 0 : n / 4096 + plan4.huge_capacity);
-      EXPECT_EQ(plan4.huge_max_passes, plan4.huge_capacity == 0 ? 0u : 6u);
-      const std::size_t zeroed = plan4.huge_capacity == 0
-                                     ? 0
-                                     : 6 * (1 + 64 * (plan4.huge_capacity + plan4.huge_max_tiles));
+      const std::size_t huge_passes = (32 + stage06::kHugeDigitBits - 1) / stage06::kHugeDigitBits;
+      const std::size_t huge_digits = std::size_t{1} << stage06::kHugeDigitBits;
+      EXPECT_EQ(plan4.huge_max_passes, plan4.huge_capacity == 0 ? 0u : huge_passes);
+      const std::size_t zeroed =
+          plan4.huge_capacity == 0
+              ? 0
+              : huge_passes * (1 + huge_digits * (plan4.huge_capacity + plan4.huge_max_tiles));
       EXPECT_EQ(stage06::huge_zeroed_words(plan4), zeroed);
       const std::size_t huge_bytes =
           plan4.huge_capacity == 0 ? 0 : (2 * plan4.huge_capacity + 3 + zeroed) * 4;
