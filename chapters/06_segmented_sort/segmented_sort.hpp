@@ -79,14 +79,14 @@ struct ScratchPlan {
   std::size_t huge_capacity;
   /// Tiles of the huge segments at most (huge_max_tiles()).
   std::size_t huge_max_tiles;
-  /// Passes the huge path's counts and status words have room for (large_max_passes()).
+  /// Passes the huge path's counts and status words have room for (huge_max_passes()).
   std::size_t huge_max_passes;
   /// slot: the huge path's counts (2), ids (huge_capacity) and first tiles (huge_capacity + 1)
   std::size_t huge_lists;
   /// slot: what every sort on the huge path zeroes first, one memset: a tile counter per pass,
   /// the digit counts of every pass of every huge segment (huge_capacity x huge_max_passes x
-  /// 2^6), and the status words of every tile in every pass (huge_max_passes x huge_max_tiles x
-  /// 2^6).
+  /// 2^kHugeDigitBits), and the status words of every tile in every pass (huge_max_passes x
+  /// huge_max_tiles x 2^kHugeDigitBits).
   std::size_t huge_zeroed;
   ScratchLayout layout;  ///< the arrays, aligned
 };
@@ -101,8 +101,8 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
                          std::size_t value_bytes);
 
 /// 32-bit words of \p plan's huge_zeroed slot: huge_max_passes x (1 + (huge_capacity +
-/// huge_max_tiles) x 2^6), 0 when the plan reserves no huge path. Pure host arithmetic.
-/// \param plan a plan from plan_scratch()
+/// huge_max_tiles) x 2^kHugeDigitBits), 0 when the plan reserves no huge path. Pure host
+/// arithmetic. \param plan a plan from plan_scratch()
 std::size_t huge_zeroed_words(const ScratchPlan& plan);
 
 /// Sorts every segment [begin_offsets[s], end_offsets[s]) of \p keys_in into the same positions

@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "chapters/06_segmented_sort/segmented_model.hpp"
@@ -450,16 +451,11 @@ TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
                                                             {0, sortlab::kAllBits, true});
 }
 
-// Huge segments (at least kHugeMinItems keys) are sorted by many blocks each, one pass at a time
-// (one histogram kernel, then one kernel per pass: a block per tile of 4096 keys, a look-back
-// over the tiles before it in its segment): the smallest huge segment (a whole number of
-// tiles), one tile plus one key more, one just below the
-// threshold (one block, the large kernel) and one with a partial last tile, mixed with small and
-// medium segments, gaps and an empty segment, listed out of order; keys and stable pairs,
-// descending with a bit range, 8-byte keys (2048-key tiles) with 8-byte values, and few distinct
-// keys (long runs of equal keys across tiles).
-TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
-  const std::uint64_t seed = test_seed();
+// Huge segments among others (the huge-path tests' layout): the smallest huge segment, one tile
+// plus one key more, one just below the threshold (one block, the large kernel) and one with a
+// partial last tile, mixed with small and medium segments, gaps and an empty segment, listed out
+// of order.
+Layout huge_mixed_layout(std::uint64_t seed) {
   std::mt19937_64 random(seed);
   const std::uint32_t huge = stage06::kHugeMinItems;
   Layout layout{"huge segments", 0, {}, {}};
@@ -472,7 +468,20 @@ TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
     at += size;
   }
   layout.n = at + 5;
-  layout = shuffled(layout, random);
+  return shuffled(layout, random);
+}
+
+// Huge segments (at least kHugeMinItems keys) are sorted by many blocks each, one pass at a time
+// (one histogram kernel, then one kernel per pass: a block per tile of 4096 keys, a look-back
+// over the tiles before it in its segment): the smallest huge segment (a whole number of
+// tiles), one tile plus one key more, one just below the
+// threshold (one block, the large kernel) and one with a partial last tile, mixed with small and
+// medium segments, gaps and an empty segment, listed out of order; keys and stable pairs,
+// descending with a bit range, 8-byte keys (2048-key tiles) with 8-byte values, and few distinct
+// keys (long runs of equal keys across tiles).
+TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
+  const std::uint64_t seed = test_seed();
+  const Layout layout = huge_mixed_layout(seed);
   if (layout.n > sortlab::testing::max_test_n())
     GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
   SCOPED_TRACE(case_label(layout.n, "huge segments", seed));
@@ -487,6 +496,40 @@ TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
   const auto wide = sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kFewDistinct,
                                                           layout.n, seed + 2);
   expect_segmented_sort<std::uint64_t, std::uint64_t, true>(wide, layout, {});
+}
+
+// The huge path's passes take kHugeDigitBits-bit digits, the large kernel's kBlockRadixBits: bit
+// ranges whose huge pass counts are odd (1 and 3: pass 0 writes the output, or the one pass
+// reads the input and writes the output) and differ from the large kernel's, last passes
+// narrower than a digit that still take two block-sort rounds (7 bits: 6 + 1), both directions,
+// float specials (-0.0 and +0.0, NaNs, infinities), 16-bit and 64-bit keys; all stable pairs.
+TEST(Stage06SegmentedGpu, HugeSegmentsDigitWidthsAndParity) {
+  const std::uint64_t seed = test_seed();
+  const Layout layout = huge_mixed_layout(seed);
+  if (layout.n > sortlab::testing::max_test_n())
+    GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
+  const auto specials =
+      sortlab::generate_keys<float>(sortlab::Distribution::kFloatSpecials, layout.n, seed + 3);
+  for (bool descending : {false, true})
+    for (const auto& bits :
+         {std::pair{0, 8}, std::pair{0, 7}, std::pair{4, 21}, std::pair{3, 29}, std::pair{0, 32}}) {
+      SCOPED_TRACE(case_label(layout.n, "float specials", seed) + ", bits " +
+                   std::to_string(bits.first) + ".." + std::to_string(bits.second) +
+                   (descending ? ", descending" : ""));
+      expect_segmented_sort<float, std::uint32_t, true>(specials, layout,
+                                                        {bits.first, bits.second, descending});
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  SCOPED_TRACE(case_label(layout.n, "wide and narrow keys", seed));
+  const auto doubles =
+      sortlab::generate_keys<double>(sortlab::Distribution::kFloatSpecials, layout.n, seed + 4);
+  expect_segmented_sort<double, std::uint32_t, true>(doubles, layout, {1, 64, true});
+  const auto wide =
+      sortlab::generate_keys<std::int64_t>(sortlab::Distribution::kUniform, layout.n, seed + 5);
+  expect_segmented_sort<std::int64_t, std::uint32_t, true>(wide, layout, {0, 40, false});
+  const auto halves =
+      sortlab::generate_keys<__half>(sortlab::Distribution::kFloatSpecials, layout.n, seed + 6);
+  expect_segmented_sort<__half, std::uint32_t, true>(halves, layout, {});
 }
 
 // When the segments average fewer than kHugeMinAverageItems keys the huge path is not queued,
