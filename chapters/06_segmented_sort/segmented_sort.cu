@@ -1,8 +1,8 @@
 /// \file
 /// \brief Stage 06 host launcher: check the arguments, carve the scratch, zero the list
 /// counters, classify on the device (which also sorts the small segments), then one launch for
-/// the warp bins, one per block tile and one for the large class, then the huge path (a memset,
-/// a plan, a histogram and one launch per pass), each grid sized from an upper bound the host
+/// the warp bins, one per block tile and one for the large class, then the huge path (a plan, a
+/// clear, a histogram and one launch per pass), each grid sized from an upper bound the host
 /// knows. Explicit instantiations for u32, i32, f32, u64, i64, f64, f16 and bf16 keys with no
 /// values, u32 and u64 values.
 ///
@@ -103,7 +103,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     segments.list_offset[l] = plan.list_offset[l];
     segments.list_capacity[l] = static_cast<std::uint32_t>(plan.list_capacity[l]);
   }
-  // The huge path costs about 0.04 ms per sort even when no segment is huge (its memset and
+  // The huge path costs a few microseconds per sort even when no segment is huge (its
   // kernels are queued for as many huge segments as n items could make; only the device knows
   // how many there are). It runs when the segments average at least kHugeMinAverageItems keys;
   // otherwise the large kernel sorts every large segment, huge or not, with one block each.
@@ -161,26 +161,30 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     huge.count = lists;
     huge.ids = lists + 2;
     huge.tile_first = lists + 2 + plan.huge_capacity;
-    huge.tile_counter = zeroed;
-    huge.digit_counts = zeroed + plan.huge_max_passes;
+    // The slot's rows of 2^kHugeDigitBits words start 16-byte aligned (the clear kernel's
+    // stores); the tile counters come last.
+    huge.digit_counts = zeroed;
     huge.tile_status = huge.digit_counts + plan.huge_capacity * plan.huge_max_passes * kHugeDigits;
+    huge.tile_counter = huge.tile_status + plan.huge_max_tiles * plan.huge_max_passes * kHugeDigits;
     huge.capacity = static_cast<std::uint32_t>(plan.huge_capacity);
     huge.max_tiles = static_cast<std::uint32_t>(plan.huge_max_tiles);
     huge.max_passes = static_cast<int>(plan.huge_max_passes);
-    // The counters, counts and status words start at zero on every call (a reused scratch needs
-    // nothing from the caller).
-    SORTLAB_CUDA_CHECK(
-        cudaMemsetAsync(zeroed, 0, huge_zeroed_words(plan) * sizeof(std::uint32_t), stream));
-    huge_plan_kernel<Key><<<1, kBlockThreads, 0, stream>>>(segments, huge);
-    SORTLAB_CHECK_LAUNCH();
-    // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a tile
-    // (kHugeMinBlocksPerSm per SM) and take tiles from the pass's counter until none is
-    // left, so one SM's worth of them per SM is enough.
     // The huge path's passes take kHugeDigitBits-bit digits (the large kernel's take
     // kBlockRadixBits): its own count, and its own ping-pong parity (its last pass writes the
     // output).
     const int huge_passes =
         (resolved.end_bit - resolved.begin_bit + kHugeDigitBits - 1) / kHugeDigitBits;
+    // The counters, counts and status words start at zero on every call (a reused scratch needs
+    // nothing from the caller): the plan kernel zeroes the tile counters, then the clear kernel
+    // the rows that the listed segments use, not the slot's whole room.
+    huge_plan_kernel<Key><<<1, kBlockThreads, 0, stream>>>(segments, huge);
+    SORTLAB_CHECK_LAUNCH();
+    huge_clear_kernel<Key><<<static_cast<unsigned>(sms * (kMaxThreadsPerSm / kBlockThreads)),
+                             kBlockThreads, 0, stream>>>(huge, huge_passes);
+    SORTLAB_CHECK_LAUNCH();
+    // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a tile
+    // (kHugeMinBlocksPerSm per SM) and take tiles from the pass's counter until none is
+    // left, so one SM's worth of them per SM is enough.
     huge_histogram_kernel<Key, Value>
         <<<class_grid(plan.huge_max_tiles, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
            kBlockThreads, 0, stream>>>(arrays, segments, huge, range, huge_passes);

@@ -21,12 +21,16 @@
 ///       network over registers and shuffles, staged through shared memory;
 ///     - tile bins (257 .. 4096 keys, 2048 for 8-byte keys): one block per segment, stage 05's
 ///       BlockRadixSort on a tile of 512, 1024, 2048 or 4096 keys (one kernel per tile);
-///     - large (4097 .. 131071 keys; from 2049 for 8-byte keys): one block per segment, LSD
-///       radix passes of 6-bit digits through a scratch copy;
-///     - huge (131072 keys and more): many blocks per segment, one tile of 4096 keys each (2048
-///       for 8-byte keys): one
-///       histogram of every pass, then per pass one kernel in which each tile finds its place
-///       by a look-back over its segment's earlier tiles (a onesweep per segment).
+///     - huge (4097 keys and more, kHugeMinItems): many blocks per segment, one tile of 4096
+///       keys each (2048 for 8-byte keys): a plan kernel lists the huge segments and numbers
+///       their tiles, a clear kernel zeroes the counts and status words they use, one histogram
+///       kernel counts every pass's digits, then per 8-bit pass one kernel in which each tile
+///       finds its place by a look-back over its segment's earlier tiles (a onesweep per
+///       segment);
+///     - large (8-byte keys of 2049 .. 4096, and every segment of 4097 keys and more when the
+///       segments average under kHugeMinAverageItems keys, so that the huge path is not
+///       queued): one block per segment, LSD radix passes of 6-bit digits through a scratch
+///       copy.
 /// No bin pads a segment to more than twice its size.
 ///
 /// Usage follows CUB's temp-storage convention: query the scratch size, allocate it, sort.
@@ -83,10 +87,11 @@ struct ScratchPlan {
   std::size_t huge_max_passes;
   /// slot: the huge path's counts (2), ids (huge_capacity) and first tiles (huge_capacity + 1)
   std::size_t huge_lists;
-  /// slot: what every sort on the huge path zeroes first, one memset: a tile counter per pass,
-  /// the digit counts of every pass of every huge segment (huge_capacity x huge_max_passes x
-  /// 2^kHugeDigitBits), and the status words of every tile in every pass (huge_max_passes x
-  /// huge_max_tiles x 2^kHugeDigitBits).
+  /// slot: the huge path's digit counts of every pass of every huge segment (huge_capacity x
+  /// huge_max_passes x 2^kHugeDigitBits), the status words of every tile in every pass
+  /// (huge_max_passes x huge_max_tiles x 2^kHugeDigitBits), then a tile counter per pass.
+  /// Every sort zeroes on the device what it uses of them: the rows of the segments that turn
+  /// out huge and of their tiles (the clear kernel), and the counters (the plan kernel).
   std::size_t huge_zeroed;
   ScratchLayout layout;  ///< the arrays, aligned
 };

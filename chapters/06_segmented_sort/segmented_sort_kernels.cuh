@@ -884,15 +884,15 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
 /// from the pass's counter, counts its digits, publishes the counts in its status words, adds
 /// up its predecessors' words in its own segment (decoupled look-back, as stage 08 does for a
 /// whole sort), and scatters the tile after them. So a pass reads the keys once and writes them
-/// once, and a sort takes passes + 3 launches (a memset, the plan, the histogram) where stage
+/// once, and a sort takes passes + 3 launches (the plan, the clear, the histogram) where stage
 /// 05's upsweep / scan / downsweep took five per pass and read the keys twice.
 struct HugeSegments {
   std::uint32_t* count;         ///< [0]: huge segments, [1]: their tiles (written by the plan)
   std::uint32_t* ids;           ///< the huge segments' ids, in large-list order
   std::uint32_t* tile_first;    ///< first tile of each huge segment; one entry past the last
-  std::uint32_t* tile_counter;  ///< per pass: tiles taken so far (zero before the sort)
-  std::uint32_t* digit_counts;  ///< huge segment, pass, digit: keys (zero before the sort)
-  std::uint32_t* tile_status;   ///< pass, tile, digit: status words (zero before the sort)
+  std::uint32_t* tile_counter;  ///< per pass: tiles taken so far (zeroed by the plan kernel)
+  std::uint32_t* digit_counts;  ///< huge segment, pass, digit: keys (cleared by the clear kernel)
+  std::uint32_t* tile_status;   ///< pass, tile, digit: status words (cleared by the clear kernel)
   std::uint32_t capacity;       ///< room of ids (huge_capacity())
   std::uint32_t max_tiles;      ///< room of the status words in tiles (huge_max_tiles())
   int max_passes;               ///< room of digit_counts and tile_status in passes
@@ -921,6 +921,9 @@ template <typename Key>
 __global__ void __launch_bounds__(kBlockThreads)
     huge_plan_kernel(Segments segments, HugeSegments huge) {
   __shared__ BlockScanStorage<kBlockThreads> scan_segments, scan_tiles;
+  // The previous sort on this stream is done with the counters (kernels of a stream run in
+  // order), so a reused scratch needs nothing from the caller.
+  if (static_cast<int>(threadIdx.x) < huge.max_passes) huge.tile_counter[threadIdx.x] = 0;
   const std::uint32_t count = list_count(segments, list_of_bin(kLargeBin));
   const std::uint32_t* ids = list_ids(segments, list_of_bin(kLargeBin));
   std::uint32_t listed = 0, tiles = 0;  // the same in every thread
@@ -956,6 +959,33 @@ __global__ void __launch_bounds__(kBlockThreads)
     huge.count[0] = listed;
     huge.count[1] = min(tiles, huge.max_tiles);
   }
+}
+
+/// Zeroes \p words words from \p first (16-byte aligned, \p words a multiple of 4) with the
+/// whole grid, 16 bytes per store.
+__device__ __forceinline__ void grid_clear(std::uint32_t* first, std::uint32_t words) {
+  uint4* vectors = reinterpret_cast<uint4*>(first);
+  const std::uint32_t count = words / 4;
+  for (std::uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < count;
+       v += gridDim.x * blockDim.x)
+    vectors[v] = make_uint4(0u, 0u, 0u, 0u);
+}
+
+/// Clears what the histogram and pass kernels add to and publish in: the digit counts of the
+/// listed huge segments and the status words of their tiles in each of \p passes passes. Only
+/// the rows that this sort's segments use are written (the plan kernel's counts say how many),
+/// not the room the scratch holds for as many huge segments as n items could make: a sort whose
+/// segments turn out not to be huge pays a launch, not a memset of its whole room.
+/// \param huge the huge path's arrays, planned
+/// \param passes passes of the sort
+template <typename Key>
+__global__ void __launch_bounds__(kBlockThreads) huge_clear_kernel(HugeSegments huge, int passes) {
+  static_assert(kHugeDigits % 4 == 0, "rows of whole 16-byte vectors");
+  const std::uint32_t row_words = kHugeDigits;
+  grid_clear(huge.digit_counts, huge.count[0] * huge.max_passes * row_words);
+  for (int pass = 0; pass < passes; ++pass)
+    grid_clear(huge.tile_status + std::size_t{huge.max_tiles} * row_words * pass,
+               huge.count[1] * row_words);
 }
 
 /// Where tile \p t of the huge path lies: its segment (the last h of the huge list whose first
@@ -1013,7 +1043,7 @@ __device__ __forceinline__ int huge_pass_first_bit(const BitRange& range, int pa
 /// input before the first pass, as stage 08's histogram kernel for a whole sort.
 /// \param arrays the sort's arrays
 /// \param segments the segments
-/// \param huge the huge path's arrays, planned and zeroed
+/// \param huge the huge path's arrays, planned and cleared
 /// \param range the sorted bits and the direction
 /// \param passes passes of the sort
 template <typename Key, typename Value>

@@ -12,8 +12,10 @@
 /// | small  | 0-5  | 1 .. 32     | a group of 1 .. 32 lanes (the bin's width), one key each |
 /// | medium | 6-8  | 33 .. 256   | one warp, 2, 4 or 8 keys per lane: a bitonic network     |
 /// | medium | 9-12 | 257 .. 4096 | one block: stage 05's BlockRadixSort, a 512 .. 4096 tile |
-/// | large  | 13   | 4097 ..     | one block: radix passes through global scratch; from     |
-/// |        |      |             | kHugeMinItems on (huge path), many blocks per segment    |
+/// | large  | 13   | 4097 ..     | many blocks per segment (the huge path, from             |
+/// |        |      |             | kHugeMinItems on), or one block: radix passes through     |
+/// |        |      |             | global scratch (huge path not queued, 8-byte keys of      |
+/// |        |      |             | 2049 .. 4096, or past kHugeMaxItems)                      |
 ///
 /// The small bins are sorted by the classify kernel itself, 32 / width segments per warp at
 /// once; the warp bins 8 segments per block; the tile bins one segment per block.
@@ -184,11 +186,13 @@ SORTLAB_HOST_DEVICE constexpr std::uint32_t large_min_items(std::size_t key_byte
 /// read of the huge segments counts the digits of every pass, then one kernel per pass in which
 /// every tile finds its place by a look-back over the tiles before it in its segment), instead
 /// of one block running all the passes alone. One block per segment leaves SMs idle when there
-/// are fewer large segments than SMs, and serialises a segment's tiles. Measured on the H100
-/// (2^26 f32/u32 pairs, README) with the earlier huge path (a count kernel, a device-wide scan
-/// and a scatter kernel per pass): segments of 2^20 keys took 10.7 ms with one block each and
-/// 4.65 on that path; segments of 2^16, 4.48 with one block and 4.69 on that path, hence 2^17.
-inline constexpr std::uint32_t kHugeMinItems = std::uint32_t{1} << 17;
+/// are fewer large segments than SMs, serialises a segment's tiles, and takes 6-bit passes.
+/// Every large segment of 4-byte keys (and from 4097 keys for 8-byte keys) is huge: measured
+/// on the H100 (2^26 f32/u32 pairs, README), 2^17 -> 4097 took segments of 65536 keys from 4.23
+/// to 3.75 ms and the power-law mix from 4.26 to 3.25 with 8-bit huge passes, the others
+/// unchanged (with the 6-bit passes of 2026-11-25's first huge path, 65536 went from 4.19 to
+/// 4.44 and the threshold stayed at 2^17).
+inline constexpr std::uint32_t kHugeMinItems = 4097;
 
 /// Largest segment of the huge path: a status word holds a count below 2^30 (common/
 /// tile_status.hpp), and the inclusive prefixes a segment publishes stay below its size. A
@@ -196,9 +200,10 @@ inline constexpr std::uint32_t kHugeMinItems = std::uint32_t{1} << 17;
 inline constexpr std::uint32_t kHugeMaxItems = std::uint32_t{1} << 30;
 
 /// Keys per segment on average from which a sort queues the huge path at all. Its launches (and,
-/// until 2026-11-25, its per-pass scans) cost about 0.09 ms per sort of 2^26 pairs even when no
-/// segment turns out huge, since only the device knows the sizes (about 0.04 ms since the path
-/// became a onesweep per segment: README; the threshold was measured with the earlier path); below
+/// until 2026-11-25, its per-pass scans and a memset of its whole scratch) cost about 0.09 ms
+/// per sort of 2^26 pairs even when no segment turns out huge, since only the device knows the
+/// sizes (since then: its passes + 3 launches, which clear only the rows in use; README; the
+/// threshold was measured with the earlier path); below
 /// this average the large kernel sorts huge segments too, one block each (correct, slower for
 /// them). Measured on the H100 (2^26 f32/u32 pairs, README): with 64, equal segments of 8 and 32
 /// keys keep 0.409 and 0.535 ms (queued always: 0.494 and 0.622) while segments of 128, 1000 and

@@ -452,9 +452,10 @@ TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
 }
 
 // Huge segments among others (the huge-path tests' layout): the smallest huge segment, one tile
-// plus one key more, one just below the threshold (one block, the large kernel) and one with a
-// partial last tile, mixed with small and medium segments, gaps and an empty segment, listed out
-// of order.
+// plus one key more, one just below the threshold (with kHugeMinItems = 4097: the 4096-key tile
+// for 4-byte keys, the large kernel's two 2048-key tiles for 8-byte keys) and one with a partial
+// last tile, mixed with small and medium segments, gaps and an empty segment, listed out of
+// order.
 Layout huge_mixed_layout(std::uint64_t seed) {
   std::mt19937_64 random(seed);
   const std::uint32_t huge = stage06::kHugeMinItems;
@@ -473,10 +474,7 @@ Layout huge_mixed_layout(std::uint64_t seed) {
 
 // Huge segments (at least kHugeMinItems keys) are sorted by many blocks each, one pass at a time
 // (one histogram kernel, then one kernel per pass: a block per tile of 4096 keys, a look-back
-// over the tiles before it in its segment): the smallest huge segment (a whole number of
-// tiles), one tile plus one key more, one just below the
-// threshold (one block, the large kernel) and one with a partial last tile, mixed with small and
-// medium segments, gaps and an empty segment, listed out of order; keys and stable pairs,
+// over the tiles before it in its segment) in huge_mixed_layout(); keys and stable pairs,
 // descending with a bit range, 8-byte keys (2048-key tiles) with 8-byte values, and few distinct
 // keys (long runs of equal keys across tiles).
 TEST(Stage06SegmentedGpu, HugeSegmentsManyBlocksEach) {
@@ -533,15 +531,20 @@ TEST(Stage06SegmentedGpu, HugeSegmentsDigitWidthsAndParity) {
 }
 
 // When the segments average fewer than kHugeMinAverageItems keys the huge path is not queued,
-// and the large kernel sorts a huge segment with one block: one segment of 2 x kHugeMinItems + 5
-// keys among 10000 segments of 1 to 10 keys (about 32 keys per segment on average).
+// and the large kernel sorts every large segment with one block: the only way segments of 4-byte
+// keys reach it, since every larger one is huge otherwise (kHugeMinItems = 4097). Two of them
+// among 10000 segments of 1 to 10 keys (about 32 keys per segment on average): the smallest
+// huge one plus one key (two tiles and one key) and one of 2^18 + 5 keys (65 tiles); u32 keys
+// with stable values, f32 keys descending over a bit range, u64 keys (2048-key tiles) with
+// values.
 TEST(Stage06SegmentedGpu, HugeSegmentAmongSmallOnesTakesOneBlock) {
   const std::uint64_t seed = test_seed();
   std::mt19937_64 random(seed);
   std::vector<std::uint32_t> sizes;
   for (int s = 0; s < 10000; ++s) sizes.push_back(1 + static_cast<std::uint32_t>(random() % 10));
-  sizes.insert(sizes.begin() + 1717, 2 * stage06::kHugeMinItems + 5);
-  const Layout layout = from_sizes("one huge among small", sizes);
+  sizes.insert(sizes.begin() + 1717, (std::uint32_t{1} << 18) + 5);
+  sizes.insert(sizes.begin() + 4242, stage06::kHugeMinItems + 1);
+  const Layout layout = from_sizes("huge among small", sizes);
   ASSERT_LT(layout.n / sizes.size(), stage06::kHugeMinAverageItems);
   if (layout.n > sortlab::testing::max_test_n())
     GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
@@ -549,6 +552,12 @@ TEST(Stage06SegmentedGpu, HugeSegmentAmongSmallOnesTakesOneBlock) {
   const auto keys =
       sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kFewDistinct, layout.n, seed);
   expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {});
+  const auto floats =
+      sortlab::generate_keys<float>(sortlab::Distribution::kFloatSpecials, layout.n, seed + 1);
+  expect_segmented_sort<float, std::uint32_t, false>(floats, layout, {2, 30, true});
+  const auto wide =
+      sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kUniform, layout.n, seed + 2);
+  expect_segmented_sort<std::uint64_t, std::uint32_t, true>(wide, layout, {});
 }
 
 // More tiles of huge segments than the pass kernel's grid holds (2 blocks per SM, 264 on an
@@ -569,19 +578,28 @@ TEST(Stage06SegmentedGpu, HugeSegmentsMoreTilesThanThePassGridHolds) {
 
 // Overlapping segments break the sort's one precondition it cannot check: the result inside
 // them is undefined, but the sort must still return and never write outside every segment (run
-// it under compute-sanitizer memcheck to see no access past the arrays). Two layouts of huge
-// segments, so both the large kernel's and the huge path's passes run on keys another segment
-// changed under the counts taken before the first pass: (a) three huge segments over 3 x 2^17
-// items, all listed; (b) three copies of [2^17, 2^18) in 2^18 items, one more huge segment than
-// the huge path has room for (n / 2^17 = 2), with [0, 2^17) outside every segment.
+// it under compute-sanitizer memcheck to see no access past the arrays). Three layouts of large
+// segments, so that the huge path's passes and the large kernel's run on keys another segment
+// changed under the counts taken before the first pass (h = kHugeMinItems): (a) three huge
+// segments over 3 x h items, all listed; (b) three copies of [h, 2h) in 2h items, one more huge
+// segment than the huge path has room for (n / h = 2), with [0, h) outside every segment; (c)
+// two overlapping large segments in [h, 3h) among 400 one-key segments, whose average (under
+// kHugeMinAverageItems) leaves them to the large kernel, with [0, h) outside every segment.
 TEST(Stage06SegmentedGpu, OverlappingSegmentsStayInsideTheirRanges) {
   const std::uint32_t huge = stage06::kHugeMinItems;
   struct Case {
     std::uint32_t n;
     Offsets begin, end;
   };
-  for (const Case& layout : {Case{3 * huge, {0, huge, 0}, {2 * huge, 3 * huge, 3 * huge}},
-                             Case{2 * huge, {huge, huge, huge}, {2 * huge, 2 * huge, 2 * huge}}}) {
+  Case one_block{3 * huge + 400, {huge, huge + huge / 2}, {2 * huge + huge / 2, 3 * huge}};
+  for (std::uint32_t i = 0; i < 400; ++i) {
+    one_block.begin.push_back(3 * huge + i);
+    one_block.end.push_back(3 * huge + i + 1);
+  }
+  ASSERT_LT(one_block.n / one_block.begin.size(), stage06::kHugeMinAverageItems);
+  for (const Case& layout :
+       {Case{3 * huge, {0, huge, 0}, {2 * huge, 3 * huge, 3 * huge}},
+        Case{2 * huge, {huge, huge, huge}, {2 * huge, 2 * huge, 2 * huge}}, one_block}) {
     if (layout.n > sortlab::testing::max_test_n())
       GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
     SCOPED_TRACE("n = " + std::to_string(layout.n));
