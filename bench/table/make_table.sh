@@ -15,7 +15,8 @@
 # and bench_stage07 (its quick set, each schedule forced, and issue 18's three sets: the LLM
 # sampling shapes in f32 and bf16, 2^26 f32 values in rows and one f32 row of 2^28, which
 # torch_baseline.py also times with torch.topk); 0 keeps their committed JSON; a list such as
-# "06 08" runs those stages' and keeps the others' committed JSON),
+# "06 08" runs those stages' and keeps the others' committed JSON, and with it the committed
+# torch rows they are compared with: torch.sort(dim=-1) for 06, torch.topk for 07),
 # NVIDIA_SMI (the nvidia-smi to ask; tests point it at a missing command).
 set -euo pipefail
 
@@ -102,9 +103,25 @@ stdbuf -oL "$bench_all" --max_time="$max_time" --timing="$timing" "${filter[@]}"
 # stage 06's page) and torch.topk on stage 07's quick shapes, on issue 18's LLM sampling shapes
 # in f32 and bf16 (118 more cases: stage 07's llm tables) and on its rows and long sets in f32
 # (21 more: stage 07's rows and long tables), which results_table.py reads from this JSON.
+# A stage left out of STAGE_BENCHES keeps its committed JSON, so its torch rows must stay the
+# committed ones (measured in the same run as it; keep_peer_rows.py): those torch cases are not
+# run, and the committed rows replace whatever of them this run has.
+torch_skip=() keep_prefixes=()
+if ! stage_runs 06; then torch_skip+=(--no-segsort); keep_prefixes+=(--prefix torch-segsort/); fi
+if ! stage_runs 07; then
+  torch_skip+=(--no-llm --no-rows-long)
+  keep_prefixes+=(--prefix torch-topk/)
+fi
 say "torch.sort / torch.topk"
 python3 "$repo_root/bench/table/torch_baseline.py" --like "$bench_json" --out "$torch_json" \
-  --max-time "$max_time"
+  --max-time "$max_time" "${torch_skip[@]}"
+if [ ${#keep_prefixes[@]} -gt 0 ]; then
+  gpu_file=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["context"].get("sortlab_gpu_file_name", ""))' "$bench_json")
+  python3 "$repo_root/bench/table/keep_peer_rows.py" --into "$torch_json" \
+    --committed "$repo_root/docs/results/$gpu_file-torch.json" "${keep_prefixes[@]}" \
+    --why "STAGE_BENCHES='$stage_benches' left the stage they are compared with out"
+fi
 
 # 5. Stages 06 and 07 solve other problems (segmented sort, top-k) on inputs of their own: their
 # own benchmarks, one JSON per stage (merge_bench_json.py joins a stage's runs, keeping each
