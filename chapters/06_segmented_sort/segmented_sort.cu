@@ -183,13 +183,14 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
                              kBlockThreads, 0, stream>>>(huge, huge_passes);
     SORTLAB_CHECK_LAUNCH();
     // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a tile
-    // (kHugeMinBlocksPerSm per SM) and take tiles from the pass's counter until none is
-    // left, so one SM's worth of them per SM is enough.
+    // (huge_min_blocks_per_sm() per SM) and take tiles from the pass's counter until none is
+    // left, so as many as fit on the SMs at once are enough.
     huge_histogram_kernel<Key, Value>
         <<<class_grid(plan.huge_max_tiles, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
            kBlockThreads, 0, stream>>>(arrays, segments, huge, range, huge_passes);
     SORTLAB_CHECK_LAUNCH();
-    const unsigned pass_grid = class_grid(plan.huge_max_tiles, 1, sms * kHugeMinBlocksPerSm);
+    const unsigned pass_grid =
+        class_grid(plan.huge_max_tiles, 1, sms * huge_min_blocks_per_sm(kHasValues<Value>));
     for (int pass = 0; pass < huge_passes; ++pass) {
       huge_pass_kernel<Key, Value><<<pass_grid, kBlockThreads, 0, stream>>>(
           arrays, segments, huge, range, pass, huge_passes);

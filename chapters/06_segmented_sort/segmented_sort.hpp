@@ -25,8 +25,8 @@
 ///       keys each (2048 for 8-byte keys): a plan kernel lists the huge segments and numbers
 ///       their tiles, a clear kernel zeroes the counts and status words they use, one histogram
 ///       kernel counts every pass's digits, then per 8-bit pass one kernel in which each tile
-///       finds its place by a look-back over its segment's earlier tiles (a onesweep per
-///       segment);
+///       is ranked by a warp multi-split and finds its place by a look-back over its segment's
+///       earlier tiles (stage 08's onesweep pass, per segment);
 ///     - large (8-byte keys of 2049 .. 4096, and every segment of 4097 keys and more when the
 ///       segments average under kHugeMinAverageItems keys, so that the huge path is not
 ///       queued): one block per segment, LSD radix passes of 6-bit digits through a scratch

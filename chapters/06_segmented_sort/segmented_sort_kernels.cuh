@@ -24,6 +24,7 @@
 #include "common/ping_pong_passes.hpp"
 #include "common/tile_status.hpp"
 #include "common/vector_loads.cuh"
+#include "common/warp_multisplit.cuh"
 
 namespace sortlab::stage06 {
 
@@ -1081,18 +1082,51 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
-/// One pass of the huge path. Each block takes tiles in order from the pass's counter (so a
-/// tile's predecessors are all taken, running or done: the look-back never waits on a tile
-/// that no block holds), and for each:
-///  1. load: the tile's keys, blocked, padded past the segment's end;
-///  2. count: its digits (count_tile_digits), published at once as *aggregates* in the tile's
-///     status words (the first tile of a segment publishes *prefixes*);
+/// Shared memory of the huge path's pass kernel: the warps' digit counters of the multi-split
+/// rank, the exchange buffer in which the tile is sorted by digit (keys, then values), and the
+/// tile's offsets. Static shared memory (at most 48 KiB: 41 KiB for 4-byte keys with 8-byte
+/// values, whose exchange holds the values of a whole tile).
+template <typename Key, typename Value>
+struct HugePassStorage {
+  static constexpr std::uint32_t kItems = kHugeTile<Key>;  ///< keys of a tile
+  /// Per warp, per digit: first counts, then where the warp's next key of that digit goes in the
+  /// sorted tile (warp_multisplit_rank moves it on).
+  std::uint32_t warp_counts[kBlockThreads / 32][kHugeDigits];
+  /// The tile sorted by digit, the keys and then the values, on their way from warp-striped loads
+  /// to coalesced global writes.
+  union Exchange {
+    Key keys[kItems];                                         ///< by tile rank
+    ValueSlot<Value> values[kHasValues<Value> ? kItems : 1];  ///< by tile rank
+  } exchange;
+  /// Output position of the tile's keys of digit d, minus the tile rank of the first of them:
+  /// the key at tile rank p with digit d goes to global_offset[d] + p (modulo 2^32).
+  std::uint32_t global_offset[kHugeDigits];
+  BlockScanStorage<kBlockThreads> scan;  ///< the block scans of the digit counts
+  std::uint32_t taken;                   ///< the tile this block took
+};
+
+/// One pass of the huge path: stage 08's onesweep pass, one look-back chain per segment. Each
+/// block takes tiles in order from the pass's counter (so a tile's predecessors are all taken,
+/// running or done: the look-back never waits on a tile that no block holds), and for each:
+///  1. load, warp-striped: warp w owns tile positions [w * 32K, (w + 1) * 32K), its lanes read
+///     32 consecutive keys a step; positions past the segment's end hold the padding key;
+///  2. count: each warp counts its keys per digit (shared atomics); per digit, the tile's count
+///     is published at once as an *aggregate* in the tile's status word (a segment's first tile
+///     publishes its *prefix*), and each warp's counter becomes the tile rank of its first key of
+///     the digit;
 ///  3. look back: the thread of digit d adds its predecessors' words in the segment, nearest
-///     first, until one holds a prefix, waiting on a tile that has published nothing yet; then
-///     publishes its own inclusive prefix. The segment's digit starts (an exclusive scan of the
-///     histogram kernel's counts) plus that sum give where the tile's keys of d go;
-///  4. scatter: sort the tile by the digit (stage 05's block sort, stable) and write sorted
-///     position p of digit d after the earlier tiles' keys of d (sort_and_scatter_tile).
+///     first, until one holds a prefix (waiting on a tile that has published nothing yet), then
+///     publishes its own inclusive prefix; the segment's digit starts (an exclusive scan of the
+///     histogram kernel's counts) plus that sum say where the tile's keys of d go;
+///  4. rank and scatter to shared: warp multi-split (common/warp_multisplit.cuh), one 8-bit digit
+///     in one round, each key stored at its tile rank at once;
+///  5. scatter to global, striped: a digit's keys are consecutive in the sorted tile and go to
+///     consecutive addresses; the values follow the keys' route through the exchange buffer.
+/// Keys of one digit keep tile order and, inside a tile, (warp, step, lane) order, which is input
+/// order: the pass is stable. Positions from the segment's end on are never written: with valid
+/// segments none is computed, but overlapping segments (a broken precondition) can change a
+/// later pass's keys under the counts taken before the first pass, and the sort must still stay
+/// inside the segment.
 /// \param arrays the sort's arrays
 /// \param segments the segments
 /// \param huge the huge path's arrays, planned and counted
@@ -1100,13 +1134,19 @@ __global__ void __launch_bounds__(kBlockThreads)
 /// \param pass this pass
 /// \param passes passes of the sort
 template <typename Key, typename Value>
-__global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
+__global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValues<Value>))
     huge_pass_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
                      BitRange range, int pass, int passes) {
   constexpr int K = tile_shape(kHugeTileBin<Key>).keys_per_thread;
-  __shared__ TileStorage<Key, Value, kHugeTileBin<Key>> storage;
-  __shared__ TilePassStorage<kHugeDigits> pass_storage;
-  __shared__ std::uint32_t taken;
+  constexpr std::uint32_t kWarpItems = 32 * K;
+  static_assert(kHugeTile<Key> == kBlockThreads * K, "the tile is the block's");
+  static_assert(kHugeTile<Key> <= 0x10000u, "tile ranks fit 16 bits (two to a register)");
+  __shared__ HugePassStorage<Key, Value> shared;
+  const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  // Threads 0 .. kHugeDigits - 1 each own one digit: they publish and look back for it.
+  const bool owns_digit = threadIdx.x < kHugeDigits;
+  const std::uint32_t digit = threadIdx.x;
+
   const int first_bit = huge_pass_first_bit(range, pass);
   const int pass_bits = min(kHugeDigitBits, range.end_bit - first_bit);
   const bool to_output = pass_writes_output(pass, passes);
@@ -1122,23 +1162,45 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
   }
   std::uint32_t* status = huge.tile_status + std::size_t{huge.max_tiles} * kHugeDigits * pass;
   const std::uint32_t total = huge.count[1];
+  const auto digit_of = [&](Key key) {
+    return large_pass_digit(key, first_bit, pass_bits, range.descending);
+  };
   while (true) {
-    if (threadIdx.x == 0) taken = atomicAdd(huge.tile_counter + pass, 1u);
+    // Take a tile; the counters are cleared for it (the last tile's readers are past a barrier).
+    if (threadIdx.x == 0) shared.taken = atomicAdd(huge.tile_counter + pass, 1u);
+    for (int d = lane; d < kHugeDigits; d += 32) shared.warp_counts[warp][d] = 0;
     __syncthreads();
-    const std::uint32_t t = taken;
+    const std::uint32_t t = shared.taken;
     if (t >= total) break;  // the same for the block
     const HugeTile where = find_huge_tile(segments, huge, t);
-    const std::uint32_t first = where.tile * kHugeTile<Key>;
-    const std::uint32_t valid = min(kHugeTile<Key>, where.size - first);
+    const std::uint32_t first = where.begin + where.tile * kHugeTile<Key>;
+    const std::uint32_t valid = min(kHugeTile<Key>, where.size - where.tile * kHugeTile<Key>);
 
-    // 1.-2. Load and count (count_tile_digits ends with a barrier: tile_count[] is complete).
+    // 1. Load, warp-striped. Tile order = (warp, step, lane) order, the order the rank counts in.
+    const auto position = [&](int i) {
+      return warp * kWarpItems + static_cast<std::uint32_t>(i) * 32 + lane;
+    };
     Key keys[K];
-    load_blocked<kBlockThreads>(source_keys + where.begin + first, valid,
-                                padding_key<Key>(range.descending), storage.keys, keys);
-    count_tile_digits(keys, valid, first_bit, pass_bits, range.descending, pass_storage);
-    const bool owns_digit = threadIdx.x < kHugeDigits;
-    const std::uint32_t digit = threadIdx.x;
-    const std::uint32_t tile_count = owns_digit ? pass_storage.tile_count[digit] : 0u;
+#pragma unroll
+    for (int i = 0; i < K; ++i)
+      keys[i] = position(i) < valid ? source_keys[first + position(i)]
+                                    : padding_key<Key>(range.descending);
+
+      // 2. Count: each warp its keys per digit (the padding is not counted).
+#pragma unroll
+    for (int i = 0; i < K; ++i)
+      if (position(i) < valid) atomicAdd(&shared.warp_counts[warp][digit_of(keys[i])], 1u);
+    __syncthreads();
+    std::uint32_t tile_count = 0;
+    if (owns_digit) {
+#pragma unroll
+      for (int w = 0; w < kBlockThreads / 32; ++w) {
+        const std::uint32_t count = shared.warp_counts[w][digit];
+        shared.warp_counts[w][digit] = tile_count;  // the digit's keys in the warps before w
+        tile_count += count;
+      }
+    }
+    // Publish the aggregate as early as possible: later tiles of the segment may be waiting.
     const std::size_t my_word = std::size_t{t} * kHugeDigits + digit;
     const bool last_tile = where.tile + 1 == where.tiles;
     if (owns_digit && !last_tile)
@@ -1146,8 +1208,18 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
           .store(
               pack_status(where.tile == 0 ? TileFlag::kPrefix : TileFlag::kAggregate, tile_count),
               cuda::memory_order_relaxed);
-
-    // The segment's digit starts for this pass (every thread takes part in the scan).
+    // Pair sorts load their values now: the scans, the look-back and the rank hide the latency.
+    [[maybe_unused]] ValueSlot<Value> values[kHasValues<Value> ? K : 1];
+    if constexpr (kHasValues<Value>) {
+#pragma unroll
+      for (int i = 0; i < K; ++i)
+        if (position(i) < valid) values[i] = source_values[first + position(i)];
+    }
+    // Where each digit starts in the sorted tile, and in the segment (every thread takes part in
+    // both scans; the threads past the digits add zeros).
+    std::uint32_t tile_total = 0;
+    const std::uint32_t tile_start =
+        block_exclusive_sum<kBlockThreads>(tile_count, shared.scan, tile_total);
     const std::uint32_t segment_count =
         owns_digit
             ? huge.digit_counts[(std::size_t{where.h} * huge.max_passes + pass) * kHugeDigits +
@@ -1155,7 +1227,11 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
             : 0u;
     std::uint32_t segment_total = 0;
     const std::uint32_t segment_start =
-        block_exclusive_sum<kBlockThreads>(segment_count, pass_storage.scan, segment_total);
+        block_exclusive_sum<kBlockThreads>(segment_count, shared.scan, segment_total);
+    if (owns_digit) {
+#pragma unroll
+      for (int w = 0; w < kBlockThreads / 32; ++w) shared.warp_counts[w][digit] += tile_start;
+    }
 
     // 3. Look back over the segment's earlier tiles. Its first tile always published a prefix,
     // so the walk stops there at the latest.
@@ -1179,16 +1255,61 @@ __global__ void __launch_bounds__(kBlockThreads, kHugeMinBlocksPerSm)
               .store(pack_status(TileFlag::kPrefix, exclusive + tile_count),
                      cuda::memory_order_relaxed);
       }
-      pass_storage.next[digit] = where.begin + segment_start + exclusive;
+      // Modulo 2^32 this may wrap below zero; adding a tile rank p >= tile_start brings every
+      // used position back to its true value.
+      shared.global_offset[digit] = where.begin + segment_start + exclusive - tile_start;
     }
-    __syncthreads();  // next[] is set
+    __syncthreads();  // the warps' counters are seeded, global_offset[] is set
 
-    // 4. Sort the tile by the digit and scatter it.
-    sort_and_scatter_tile<kHugeTileBin<Key>>(
-        keys, kHasValues<Value> ? source_values + where.begin + first : source_values, target_keys,
-        target_values, valid, where.begin + where.size, first_bit, pass_bits, range.descending,
-        storage, pass_storage);
-    __syncthreads();  // next[], tile_start[] and taken are read before the next tile writes them
+    // 4. Rank (warp multi-split) and scatter to shared. The padding keys take part in the ballots
+    // (every lane must) and move the counter of the largest digit past the real keys of it, which
+    // sit before them: they are never stored, and the real keys' ranks are what they would be
+    // without them.
+    [[maybe_unused]] std::uint32_t packed_ranks[kHasValues<Value> ? (K + 1) / 2 : 1] = {};
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      const std::uint32_t rank = warp_multisplit_rank<kHugeDigitBits>(
+          digit_of(keys[i]), true, shared.warp_counts[warp], lane);
+      if (position(i) < valid) {
+        shared.exchange.keys[rank] = keys[i];
+        if constexpr (kHasValues<Value>) packed_ranks[i / 2] |= rank << (16 * (i % 2));
+      }
+    }
+    __syncthreads();  // the tile is sorted by digit in shared memory
+
+    // 5. Scatter to global, striped. Pair sorts keep each position's digit, four to a register,
+    // for the values.
+    const std::uint32_t end = where.begin + where.size;
+    [[maybe_unused]] std::uint32_t packed_digits[(K + 3) / 4] = {};
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
+      if (p < valid) {
+        const Key key = shared.exchange.keys[p];
+        const std::uint32_t d = digit_of(key);
+        const std::uint32_t to = shared.global_offset[d] + p;
+        if (to < end) target_keys[to] = key;
+        if constexpr (kHasValues<Value>) packed_digits[j / 4] |= d << (8 * (j % 4));
+      }
+    }
+    if constexpr (kHasValues<Value>) {
+      __syncthreads();  // the keys are read out: the exchange takes the values
+#pragma unroll
+      for (int i = 0; i < K; ++i)
+        if (position(i) < valid)
+          shared.exchange.values[(packed_ranks[i / 2] >> (16 * (i % 2))) & 0xFFFFu] = values[i];
+      __syncthreads();
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(j) * kBlockThreads;
+        if (p < valid) {
+          const std::uint32_t d = (packed_digits[j / 4] >> (8 * (j % 4))) & 0xFFu;
+          const std::uint32_t to = shared.global_offset[d] + p;
+          if (to < end) target_values[to] = shared.exchange.values[p];
+        }
+      }
+    }
+    __syncthreads();  // global_offset[], the exchange and taken are read before the next tile
   }
 }
 

@@ -227,14 +227,13 @@ SORTLAB_HOST_DEVICE constexpr int largest_tile_bin(std::size_t key_bytes) {
   return key_bytes <= 4 ? kLargeBin - 1 : kLargeBin - 2;
 }
 
-/// Digit width of the huge path's passes: 8 (four passes for 32-bit keys, each tile sorted by
-/// stage 05's block sort in two rounds of its 6-bit rank, 6 + 2 bits) or kBlockRadixBits (six
-/// passes, one round each, as the large kernel). The huge path is bound by each tile's latency
-/// (Nsight Compute: 25% occupancy, 36% issue slots busy), so fewer passes over the keys with the
-/// same tile may pay more than the second rank round costs.
+/// Digit width of the huge path's passes: 8, four passes for 32-bit keys, each tile ranked by a
+/// warp multi-split in one round (common/warp_multisplit.cuh: 256 counters per warp). With
+/// stage 05's block sort as the tile's rank, 8-bit passes (a 6-bit and a 2-bit round per tile)
+/// already beat 6-bit ones: the path is bound by each tile's latency, so fewer passes over the
+/// keys paid more than the second round cost (README, "the large class, step by step").
 inline constexpr int kHugeDigitBits = 8;
-static_assert(kHugeDigitBits >= kBlockRadixBits && kHugeDigitBits <= 8,
-              "a huge pass sorts its tile by one or two block-sort rounds");
+static_assert(kHugeDigitBits <= 8, "a digit of the multi-split fits 8 bits (packed for values)");
 
 /// Passes of the huge path when every bit of a \p key_bytes-byte key is sorted.
 /// \param key_bytes sizeof(Key)
@@ -248,8 +247,15 @@ SORTLAB_HOST_DEVICE constexpr int huge_max_passes(std::size_t key_bytes) {
 /// below the 2048-key tile (its block is kBlockThreads threads).
 inline constexpr int kHugeTileBinsBelowLarge = 0;
 
-/// Blocks per SM the huge path's pass kernel asks for (its __launch_bounds__ and its grid).
-inline constexpr int kHugeMinBlocksPerSm = 2;
+/// Blocks per SM the huge path's pass kernel asks for (its __launch_bounds__ and its grid): 4
+/// for a keys-only sort (64 registers), 3 for pairs (85), whose values held through the rank
+/// need more. Measured on the H100 (2^26 f32 keys or (f32, u32) pairs, 65536 keys per segment;
+/// README, "the large class, step by step"): keys 2.07 ms at 3 blocks, 1.87 at 4; pairs 3.20 at
+/// 2, 3.05 at 3, 3.14 at 4.
+/// \param has_values whether values travel with the keys
+SORTLAB_HOST_DEVICE constexpr int huge_min_blocks_per_sm(bool has_values) {
+  return has_values ? 3 : 4;
+}
 
 /// The tile bin of the huge path's tile for keys of \p key_bytes bytes.
 /// \param key_bytes sizeof(Key)

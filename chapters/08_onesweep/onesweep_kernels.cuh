@@ -20,6 +20,7 @@
 #include "common/block_scan.cuh"
 #include "common/key_traits.hpp"
 #include "common/tile_status.hpp"
+#include "common/warp_multisplit.cuh"
 
 namespace sortlab::stage08 {
 
@@ -220,33 +221,6 @@ struct OnesweepTrace {
   std::uint32_t* tile_counts = nullptr;         ///< per (tile, digit): the aggregate
   std::uint32_t* exclusive_prefixes = nullptr;  ///< per (tile, digit): what the look-back found
 };
-
-/// The lanes of the warp whose digit equals this lane's, as a bit mask: what __match_any_sync
-/// returns, built from one ballot per digit bit (each lane keeps the lanes that agree with it on
-/// that bit). On the H100 the ballots are much faster than the match instruction, whose long
-/// latency stalled every rank step (Nsight Compute: half of all stall samples). Each bit is four
-/// instructions of PTX (test the bit, ballot on it, complement the ballot where the bit is clear,
-/// AND): written in C++ the same step compiled to more, and the rank is where the kernel's
-/// instructions go (Nsight Compute: the ALU pipe is the busiest, at 72%). Every lane of the warp
-/// must call it.
-/// \param digit this lane's digit, below 2^kBits
-template <int kBits>
-__device__ __forceinline__ std::uint32_t lanes_with_same_digit(std::uint32_t digit) {
-  std::uint32_t peers = 0xffffffffu;
-#pragma unroll
-  for (int bit = 0; bit < kBits; ++bit) {
-    std::uint32_t agree;
-    asm("{\n\t.reg .pred has_bit;\n\t"
-        "and.b32 %0, %1, %2;\n\t"
-        "setp.ne.u32 has_bit, %0, 0;\n\t"
-        "vote.sync.ballot.b32 %0, has_bit, 0xffffffff;\n\t"
-        "@!has_bit not.b32 %0, %0;\n\t}"
-        : "=r"(agree)
-        : "r"(digit), "r"(1u << bit));
-    peers &= agree;
-  }
-  return peers;
-}
 
 /// The tile of one onesweep kernel instantiation and the shared memory its block needs. The
 /// storage is dynamic shared memory (the kernel's launch asks for sizeof(Storage)), so a tile may
@@ -521,19 +495,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // mask per warp and digit, measured no faster here: 2^28 u32 keys 5.72 ms against 5.75,
     // 2^24 0.429 against 0.414, (f32, i64) pairs 4% slower.)
     [[maybe_unused]] std::uint32_t packed_ranks[kHasValues ? (kK + 1) / 2 : 1] = {};
-    const std::uint32_t lanes_below = (1u << lane) - 1u;
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
       const std::uint32_t d = digit_at(i);
       const bool has_digit = kFullTile || d < kDigits;
-      const std::uint32_t peers = kFullTile ? lanes_with_same_digit<kRadixBits>(d)
-                                            : lanes_with_same_digit<kRadixBits + 1>(d);
-      const std::uint32_t leader = 31u - __clz(peers);
-      std::uint32_t first = 0;
-      if (has_digit && lane == leader)
-        first = atomicAdd(&shared.warp_counts[warp][d], static_cast<std::uint32_t>(__popc(peers)));
       const std::uint32_t rank =
-          __shfl_sync(0xffffffffu, first, leader) + __popc(peers & lanes_below);
+          kFullTile
+              ? warp_multisplit_rank<kRadixBits>(d, has_digit, shared.warp_counts[warp], lane)
+              : warp_multisplit_rank<kRadixBits + 1>(d, has_digit, shared.warp_counts[warp], lane);
       if (in_tile(position(i))) {
         shared.exchange.keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
         if constexpr (kHasValues) packed_ranks[i / 2] |= rank << (16 * (i % 2));
