@@ -37,8 +37,8 @@
 /// \snippet tests/stage06/test_stage06_gpu.cpp stage06 usage
 ///
 /// Status: the power-of-two bins and the huge path pass the stage06 GPU suite and
-/// compute-sanitizer on an H100 (2026-11-25); 1.32-10.3x the best of CUB and torch.sort on
-/// 2^26 pairs (1.32x at 65536 keys per segment, 1.43x at 4096; README).
+/// compute-sanitizer on an H100 (2026-11-25); 1.41-10.7x the best of CUB and torch.sort on
+/// 2^26 pairs (1.41x at 65536 keys per segment, 1.42x at 4096; README).
 #pragma once
 
 #include <cuda_runtime_api.h>
