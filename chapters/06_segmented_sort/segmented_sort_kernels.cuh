@@ -1097,7 +1097,7 @@ struct HugePassStorage {
   union Exchange {
     Key keys[kItems];                                         ///< by tile rank
     ValueSlot<Value> values[kHasValues<Value> ? kItems : 1];  ///< by tile rank
-  } exchange;
+  } exchange;  ///< the tile sorted by digit (keys, then values)
   /// Output position of the tile's keys of digit d, minus the tile rank of the first of them:
   /// the key at tile rank p with digit d goes to global_offset[d] + p (modulo 2^32).
   std::uint32_t global_offset[kHugeDigits];
