@@ -712,32 +712,23 @@ __device__ __forceinline__ void sort_and_scatter_tile(Key (&keys)[K], const Valu
                                                       TilePassStorage<kDigits>& pass_storage) {
   using Sort = TileSort<Key, Value, kTileBin>;
   static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is the caller's");
+  [[maybe_unused]] ValueSlot<Value> values[kHasValues<Value> ? K : 1];
   if constexpr (kHasValues<Value>) {
-    Value values[K];
     load_blocked<kBlockThreads>(source_values, valid, Value{}, storage.values, values);
     Sort(storage.sort)
         .sort_blocked_to_striped(keys, values, descending, first_bit, first_bit + pass_bits);
-#pragma unroll
-    for (int i = 0; i < K; ++i) {
-      const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-      if (p < valid) {
-        const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
-        const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
-        if (to < target_end) {
-          target_keys[to] = keys[i];
-          target_values[to] = values[i];
-        }
-      }
-    }
   } else {
     Sort(storage.sort).sort_blocked_to_striped(keys, descending, first_bit, first_bit + pass_bits);
+  }
 #pragma unroll
-    for (int i = 0; i < K; ++i) {
-      const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
-      if (p < valid) {
-        const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
-        const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
-        if (to < target_end) target_keys[to] = keys[i];
+  for (int i = 0; i < K; ++i) {
+    const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kBlockThreads;
+    if (p < valid) {
+      const std::uint32_t d = large_pass_digit(keys[i], first_bit, pass_bits, descending);
+      const std::uint32_t to = pass_storage.next[d] + (p - pass_storage.tile_start[d]);
+      if (to < target_end) {
+        target_keys[to] = keys[i];
+        if constexpr (kHasValues<Value>) target_values[to] = values[i];
       }
     }
   }
