@@ -649,19 +649,13 @@ __device__ __forceinline__ std::uint32_t large_pass_digit(Key key, int first_bit
                     : Twiddled::template digit<false>(bits, first_bit, num_bits);
 }
 
-/// Shared memory of a pass over tiles (large kernel, huge path) beside the tile storage, for
-/// digits of kDigits values.
-template <int kDigits>
-struct TilePassStorage {
-  static_assert(kDigits <= kBlockThreads, "one thread per digit in the scans");
-  std::uint32_t next[kDigits];           ///< where the next key of each digit goes (segment)
-  std::uint32_t tile_count[kDigits];     ///< keys of each digit in the tile
-  std::uint32_t tile_start[kDigits];     ///< where each digit starts in the sorted tile
-  BlockScanStorage<kBlockThreads> scan;  ///< the block scan's scratch
+/// Shared memory of a large-kernel pass (kBlockRadixBits-bit digits) beside the tile storage.
+struct LargePassStorage {
+  std::uint32_t next[kLargeDigits];        ///< where the next key of each digit goes (segment)
+  std::uint32_t tile_count[kLargeDigits];  ///< keys of each digit in the tile
+  std::uint32_t tile_start[kLargeDigits];  ///< where each digit starts in the sorted tile
+  BlockScanStorage<kBlockThreads> scan;    ///< the block scan's scratch
 };
-
-/// The large kernel's pass storage (kBlockRadixBits-bit digits).
-using LargePassStorage = TilePassStorage<kLargeDigits>;
 
 /// Passes of the large class for keys of type \p Key when every bit is sorted.
 template <typename Key>
@@ -676,11 +670,11 @@ struct SegmentDigitCounts {
 
 /// Counts the digits of \p items' first \p valid blocked positions into storage.tile_count and
 /// scans them into storage.tile_start (shared atomics; one thread per digit in the scan).
-template <int kDigits, typename Key, int K>
+template <typename Key, int K>
 __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uint32_t valid,
                                                   int first_bit, int num_bits, bool descending,
-                                                  TilePassStorage<kDigits>& storage) {
-  if (threadIdx.x < kDigits) storage.tile_count[threadIdx.x] = 0;
+                                                  LargePassStorage& storage) {
+  if (threadIdx.x < kLargeDigits) storage.tile_count[threadIdx.x] = 0;
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < K; ++i)
@@ -688,10 +682,10 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
       atomicAdd(storage.tile_count + large_pass_digit(keys[i], first_bit, num_bits, descending),
                 1u);
   __syncthreads();
-  const std::uint32_t mine = threadIdx.x < kDigits ? storage.tile_count[threadIdx.x] : 0u;
+  const std::uint32_t mine = threadIdx.x < kLargeDigits ? storage.tile_count[threadIdx.x] : 0u;
   std::uint32_t total = 0;
   const std::uint32_t start = block_exclusive_sum<kBlockThreads>(mine, storage.scan, total);
-  if (threadIdx.x < kDigits) storage.tile_start[threadIdx.x] = start;
+  if (threadIdx.x < kLargeDigits) storage.tile_start[threadIdx.x] = start;
   __syncthreads();
 }
 
@@ -703,13 +697,12 @@ __device__ __forceinline__ void count_tile_digits(const Key (&keys)[K], std::uin
 /// \p target_end on are never written: with valid segments none is computed, but overlapping
 /// segments (a broken precondition) can change a later pass's keys under the counts taken before
 /// the first pass, and the sort must still stay inside the segment.
-template <int kTileBin, int kDigits, typename Key, typename Value, int K>
-__device__ __forceinline__ void sort_and_scatter_tile(Key (&keys)[K], const Value* source_values,
-                                                      Key* target_keys, Value* target_values,
-                                                      std::uint32_t valid, std::uint32_t target_end,
-                                                      int first_bit, int pass_bits, bool descending,
-                                                      TileStorage<Key, Value, kTileBin>& storage,
-                                                      TilePassStorage<kDigits>& pass_storage) {
+template <typename Key, typename Value, int K>
+__device__ __forceinline__ void sort_and_scatter_tile(
+    Key (&keys)[K], const Value* source_values, Key* target_keys, Value* target_values,
+    std::uint32_t valid, std::uint32_t target_end, int first_bit, int pass_bits, bool descending,
+    TileStorage<Key, Value, kLargeTileBin<Key>>& storage, LargePassStorage& pass_storage) {
+  constexpr int kTileBin = kLargeTileBin<Key>;
   using Sort = TileSort<Key, Value, kTileBin>;
   static_assert(tile_shape(kTileBin).threads == kBlockThreads, "the tile's block is the caller's");
   [[maybe_unused]] ValueSlot<Value> values[kHasValues<Value> ? K : 1];
@@ -755,9 +748,9 @@ __device__ __forceinline__ void sort_tiles_in_order(
     load_blocked<kBlockThreads>(source_keys + tile, valid, padding_key<Key>(descending),
                                 storage.keys, keys);
     count_tile_digits(keys, valid, first_bit, pass_bits, descending, pass_storage);
-    sort_and_scatter_tile<kTileBin>(keys, kHasValues<Value> ? source_values + tile : source_values,
-                                    target_keys, target_values, valid, size, first_bit, pass_bits,
-                                    descending, storage, pass_storage);
+    sort_and_scatter_tile(keys, kHasValues<Value> ? source_values + tile : source_values,
+                          target_keys, target_values, valid, size, first_bit, pass_bits, descending,
+                          storage, pass_storage);
     __syncthreads();  // every thread has read next[] and tile_start[]
     if (threadIdx.x < kLargeDigits)
       pass_storage.next[threadIdx.x] += pass_storage.tile_count[threadIdx.x];
@@ -1174,11 +1167,12 @@ __global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValu
     };
     Key keys[K];
 #pragma unroll
-    for (int i = 0; i < K; ++i)
+    for (int i = 0; i < K; ++i) {
       keys[i] = position(i) < valid ? source_keys[first + position(i)]
                                     : padding_key<Key>(range.descending);
+    }
 
-      // 2. Count: each warp its keys per digit (the padding is not counted).
+    // 2. Count: each warp its keys per digit (the padding is not counted).
 #pragma unroll
     for (int i = 0; i < K; ++i)
       if (position(i) < valid) atomicAdd(&shared.warp_counts[warp][digit_of(keys[i])], 1u);
