@@ -112,14 +112,16 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     done
   done
   # Stage 06's huge-segment tests need about a million items (a segment of 131072 keys and more
-  # is the huge path's), above the caps above: one run per tool with a cap of their own.
+  # is the huge path's), above the caps above, and so does its tile kernels' prefetch test (a
+  # block sorts a second segment only past the kernel's grid): one run per tool with a cap of
+  # their own.
   if [[ " $stages " == *" stage06 "* ]] && [ -x "$build/tests/stage06/test_stage06_gpu" ]; then
     for tool in memcheck racecheck; do
       while [ "$(jobs -rp | wc -l)" -ge "${SANITIZER_JOBS:-16}" ]; do wait -n; done
       (name="sanitizer-$tool-stage06-huge"
        SORTLAB_TEST_MAX_N=1100000 timeout -k 30 "${SANITIZER_TIMEOUT:-500}" \
          compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/stage06/test_stage06_gpu" \
-         --gtest_brief=1 --gtest_filter='*HugeSegment*:*OverlappingSegments*-*MoreTiles*' >"$logs/$name.log" 2>&1
+         --gtest_brief=1 --gtest_filter='*HugeSegment*:*OverlappingSegments*:*TileKernelsPrefetch*-*MoreTiles*' >"$logs/$name.log" 2>&1
        echo $? >"$logs/$name.rc") &
       sanitizer_pids+=($!)
     done

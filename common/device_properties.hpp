@@ -5,7 +5,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 #include "common/errors.hpp"
 
@@ -28,6 +30,28 @@ inline std::size_t l2_cache_bytes() {
   SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
   SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
   return static_cast<std::size_t>(std::max(bytes, 0));
+}
+
+/// Shared memory a block gets without asking: more, as dynamic shared memory, needs
+/// allow_dynamic_shared_memory() first.
+inline constexpr std::size_t kDefaultSharedBytesPerBlock = 48 * 1024;
+
+/// Lets \p kKernel take \p kBytes of dynamic shared memory per block on the current device
+/// (cudaFuncAttributeMaxDynamicSharedMemorySize), once per device; nothing to do up to
+/// kDefaultSharedBytesPerBlock. A function attribute, not work on a stream: no synchronisation,
+/// and allowed while a stream is being captured into a graph.
+template <auto kKernel, std::size_t kBytes>
+void allow_dynamic_shared_memory() {
+  if constexpr (kBytes > kDefaultSharedBytesPerBlock) {
+    static std::atomic<std::uint64_t> done_devices{0};  // bit d: device d is set up
+    int device = 0;
+    SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+    const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+    if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return;
+    SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(kBytes)));
+    done_devices.fetch_or(bit, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace sortlab

@@ -43,9 +43,14 @@ void launch_tile_bin(const SegmentedArrays<Key, Value>& arrays, const Segments& 
     const std::size_t most = segments.list_capacity[list_of_bin(kBin)];
     if (most == 0) return;
     constexpr int kThreads = tile_shape(kBin).threads;
+    // The block sort's storage and the slots of the next segment, in dynamic shared memory: past
+    // the 48 KiB a kernel gets without asking for the 4096-key tile (about 68 KiB with 4-byte
+    // keys and values; two blocks per SM, as the registers allow, still fit).
+    constexpr std::size_t kSharedBytes = sizeof(TileKernelStorage<Key, Value, kBin>);
+    allow_dynamic_shared_memory<tile_segments_kernel<Key, Value, kBin>, kSharedBytes>();
     tile_segments_kernel<Key, Value, kBin>
-        <<<class_grid(most, 1, sms * (kMaxThreadsPerSm / kThreads)), kThreads, 0, stream>>>(
-            arrays, segments, range);
+        <<<class_grid(most, 1, sms * (kMaxThreadsPerSm / kThreads)), kThreads, kSharedBytes,
+           stream>>>(arrays, segments, range);
     SORTLAB_CHECK_LAUNCH();
   }
 }

@@ -19,6 +19,7 @@
 #include "chapters/05_packed_rank/block_radix_sort.cuh"
 #include "chapters/06_segmented_sort/bitonic_network.hpp"
 #include "chapters/06_segmented_sort/size_classes.hpp"
+#include "common/async_copy.cuh"
 #include "common/block_scan.cuh"
 #include "common/key_traits.hpp"
 #include "common/ping_pong_passes.hpp"
@@ -522,8 +523,9 @@ __device__ __forceinline__ Key padding_key(bool descending) {
   return Twiddled::out(descending ? Bits{0} : static_cast<Bits>(~Bits{0}));
 }
 
-/// Shared memory of the block kernels: the block sort's storage, or a tile of keys or values on
-/// its way from striped (coalesced global loads) to blocked (the sort's input order).
+/// Shared memory of the large kernel's tiles: the block sort's storage, or a tile of keys or
+/// values on its way from striped (coalesced global loads) to blocked (the sort's input order).
+/// (The tile kernel keeps the next segment's tile beside the sort's storage: TileKernelStorage.)
 template <typename Key, typename Value, int kBin>
 union TileStorage {
   /// Keys of one tile.
@@ -535,23 +537,48 @@ union TileStorage {
   ValueSlot<Value> values[kSlots];                        ///< while loading values
 };
 
-/// Loads items [0, valid) of \p source (coalesced: thread t reads t, t + kThreads, ...) into a
+/// Reads tile positions [0, valid) from padded shared \p slots (stage05::padded_slot()) into a
 /// *blocked* register array (thread t holds tile positions t*K .. t*K + K-1, the order the block
-/// sort keeps for equal keys) through shared memory; positions from \p valid on get \p padding.
-/// Starts and ends with the slots free for the next user.
+/// sort keeps for equal keys); positions from \p valid on get \p padding, whatever their slots
+/// hold. The slots must have been written and made visible by a barrier.
+template <typename T, int K>
+__device__ __forceinline__ void read_blocked(const T* slots, std::uint32_t valid, T padding,
+                                             T (&items)[K]) {
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    const std::uint32_t p = threadIdx.x * K + static_cast<std::uint32_t>(i);
+    items[i] = p < valid ? slots[stage05::padded_slot(p)] : padding;
+  }
+}
+
+/// Loads items [0, valid) of \p source (coalesced: thread t reads t, t + kThreads, ...) into a
+/// *blocked* register array through shared memory (read_blocked()); positions from \p valid on
+/// get \p padding. Starts and ends with the slots free for the next user.
 template <int kThreads, typename T, int K>
 __device__ __forceinline__ void load_blocked(const T* source, std::uint32_t valid, T padding,
                                              T* slots, T (&items)[K]) {
 #pragma unroll
   for (int i = 0; i < K; ++i) {
     const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;
-    slots[stage05::padded_slot(p)] = p < valid ? source[p] : padding;
+    if (p < valid) slots[stage05::padded_slot(p)] = source[p];
   }
   __syncthreads();
-#pragma unroll
-  for (int i = 0; i < K; ++i)
-    items[i] = slots[stage05::padded_slot(threadIdx.x * K + static_cast<std::uint32_t>(i))];
+  read_blocked(slots, valid, padding, items);
   __syncthreads();
+}
+
+/// Starts copying items [0, valid) of \p source (coalesced: thread t copies t, t + kThreads,
+/// ...) into padded shared \p slots in the background (common/async_copy.cuh) and closes this
+/// thread's group of copies. Before read_blocked() reads them: async_copy_wait_all() and a
+/// barrier.
+template <int kThreads, int K, typename T>
+__device__ __forceinline__ void start_striped_copy(const T* source, std::uint32_t valid, T* slots) {
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;
+    if (p < valid) async_copy(slots + stage05::padded_slot(p), source + p);
+  }
+  async_copy_commit();
 }
 
 /// Offsets of the segments a block kernel sorts next, fetched by all threads at once.
@@ -561,30 +588,55 @@ struct SegmentBatch {
   std::uint32_t size[kThreads];   ///< its size
 };
 
+/// Shared memory of the tile kernel (dynamic: for the 4096-key tile it passes the 48 KiB of
+/// static shared memory): the block sort's storage, and the padded slots (stage05::padded_slot())
+/// into which the next segment's keys and values stream while the block sorts the current one.
+template <typename Key, typename Value, int kBin>
+struct TileKernelStorage {
+  /// Slots of one tile with a padding slot after every 32.
+  static constexpr int kSlots = TileStorage<Key, Value, kBin>::kSlots;
+  typename TileSort<Key, Value, kBin>::TempStorage sort;         ///< the block sort's
+  Key next_keys[kSlots];                                         ///< the next segment's keys
+  ValueSlot<Value> next_values[kHasValues<Value> ? kSlots : 1];  ///< and values
+};
+
 /// One block per segment of tile bin kBin (2^(kBin-1) + 1 .. 2^kBin keys, so the tile is never
 /// more than twice the segment). Block b takes entries b, b + gridDim.x, ... of the bin's list in
 /// batches of one entry per thread:
 ///  1. fetch: thread t reads the id of the batch's t-th entry and that segment's offsets into
 ///     shared memory (one round trip for the whole batch instead of two per segment);
-///  2. sort, per segment of the batch: load it as one padded tile, sort it with stage 05's
-///     BlockRadixSort of tile_shape(kBin) (blocked in, striped out), store the first `size`
-///     positions (coalesced).
-/// Launch blocks of tile_shape(kBin).threads threads.
+///  2. per segment of the batch, whose keys and values were already copied into the next-tile
+///     slots in the background:
+///     a. load: wait for the copy, read the tile blocked (padded past the segment's end);
+///     b. prefetch: start the background copy of the batch's next segment into the now free
+///        slots (common/async_copy.cuh), so that its DRAM latency hides behind this sort;
+///     c. sort the tile with stage 05's BlockRadixSort of tile_shape(kBin) (blocked in, striped
+///        out), and store its first `size` positions (coalesced).
+/// Launch blocks of tile_shape(kBin).threads threads with sizeof(TileKernelStorage) bytes of
+/// dynamic shared memory.
 template <typename Key, typename Value, int kBin>
 __global__ void __launch_bounds__(kTileThreads<kBin>, kTileMinBlocksPerSm<kBin>)
     tile_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
   using Sort = TileSort<Key, Value, kBin>;
   constexpr int kThreads = tile_shape(kBin).threads;
   constexpr int K = tile_shape(kBin).keys_per_thread;
-  __shared__ TileStorage<Key, Value, kBin> storage;
+  extern __shared__ __align__(16) unsigned char tile_kernel_shared[];
+  auto& storage = *reinterpret_cast<TileKernelStorage<Key, Value, kBin>*>(tile_kernel_shared);
   __shared__ SegmentBatch<kThreads> batch;
   const std::uint32_t count = list_count(segments, list_of_bin(kBin));
   const std::uint32_t* ids = list_ids(segments, list_of_bin(kBin));
   const std::uint64_t blocks = gridDim.x;
+  const auto start_copy = [&](int k) {  // the batch's k-th segment into the next-tile slots
+    start_striped_copy<kThreads, K>(arrays.keys_in + batch.begin[k], batch.size[k],
+                                    storage.next_keys);
+    if constexpr (kHasValues<Value>)
+      start_striped_copy<kThreads, K>(arrays.values_in + batch.begin[k], batch.size[k],
+                                      storage.next_values);
+  };
   for (std::uint64_t first = blockIdx.x; first < count;
        first += kThreads * blocks) {  // the same for the whole block
     // Phase 1: thread t fetches the batch's t-th segment. The previous batch's last barrier
-    // ordered every read of `batch` before these writes.
+    // ordered every read of `batch` and of the slots before these writes.
     const std::uint64_t mine = first + threadIdx.x * blocks;
     std::uint32_t begin = 0, size = 0;
     if (mine < count) {
@@ -595,36 +647,37 @@ __global__ void __launch_bounds__(kTileThreads<kBin>, kTileMinBlocksPerSm<kBin>)
     batch.begin[threadIdx.x] = begin;
     batch.size[threadIdx.x] = size;
     __syncthreads();
+    start_copy(0);
     // Phase 2: the batch's segments in turn.
     for (int k = 0; k < kThreads; ++k) {
       if (first + k * blocks >= count) break;  // the same for the whole block
       const std::uint32_t segment_begin = batch.begin[k];
       const std::uint32_t segment_items = batch.size[k];
+      // 2a. load: this thread's copies have landed, and after the barrier everyone's.
+      async_copy_wait_all();
+      __syncthreads();
       Key keys[K];
-      load_blocked<kThreads>(arrays.keys_in + segment_begin, segment_items,
-                             padding_key<Key>(range.descending), storage.keys, keys);
-      if constexpr (kHasValues<Value>) {
-        Value values[K];
-        load_blocked<kThreads>(arrays.values_in + segment_begin, segment_items, Value{},
-                               storage.values, values);
+      [[maybe_unused]] ValueSlot<Value> values[kHasValues<Value> ? K : 1];
+      read_blocked(storage.next_keys, segment_items, padding_key<Key>(range.descending), keys);
+      if constexpr (kHasValues<Value>)
+        read_blocked(storage.next_values, segment_items, Value{}, values);
+      __syncthreads();  // every thread holds its part of the tile: the slots are free
+      // 2b. prefetch the next segment of the batch (the same decision for the whole block).
+      if (k + 1 < kThreads && first + (k + 1) * blocks < count) start_copy(k + 1);
+      // 2c. sort and store.
+      if constexpr (kHasValues<Value>)
         Sort(storage.sort)
             .sort_blocked_to_striped(keys, values, range.descending, range.begin_bit,
                                      range.end_bit);
-#pragma unroll
-        for (int i = 0; i < K; ++i) {
-          const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;
-          if (p < segment_items) {
-            arrays.keys_out[segment_begin + p] = keys[i];
-            arrays.values_out[segment_begin + p] = values[i];
-          }
-        }
-      } else {
+      else
         Sort(storage.sort)
             .sort_blocked_to_striped(keys, range.descending, range.begin_bit, range.end_bit);
 #pragma unroll
-        for (int i = 0; i < K; ++i) {
-          const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;
-          if (p < segment_items) arrays.keys_out[segment_begin + p] = keys[i];
+      for (int i = 0; i < K; ++i) {
+        const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;
+        if (p < segment_items) {
+          arrays.keys_out[segment_begin + p] = keys[i];
+          if constexpr (kHasValues<Value>) arrays.values_out[segment_begin + p] = values[i];
         }
       }
       __syncthreads();  // the sort's storage (and, after the last, `batch`) is free again

@@ -8,7 +8,6 @@
 ///
 /// Verified on the H100 (ctest -L stage08, compute-sanitizer).
 #include <algorithm>
-#include <atomic>
 #include <string>
 #include <type_traits>
 
@@ -91,26 +90,6 @@ Scratch plan_scratch(std::size_t n, int places, std::size_t chunk) {
   return scratch;
 }
 
-/// Lets the onesweep kernel of one instantiation take its whole tile storage as dynamic shared
-/// memory on the current device: past 48 KiB a kernel must ask for it, once per device. A
-/// function attribute, not work on a stream: no synchronisation, and allowed while a stream is
-/// being captured into a graph.
-template <typename Key, typename Value, bool kHasValues, bool kTraced>
-void allow_tile_storage() {
-  constexpr std::size_t bytes = sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage);
-  if constexpr (bytes > 48 * 1024) {
-    static std::atomic<std::uint64_t> done_devices{0};  // bit d: device d is set up
-    int device = 0;
-    SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
-    const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-    if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return;
-    SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(onesweep_kernel<Key, Value, kHasValues, kTraced>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(bytes)));
-    done_devices.fetch_or(bit, std::memory_order_relaxed);
-  }
-}
-
 /// Queues one launch: clear the status words, run the onesweep kernel (\p kTraced: the variant
 /// that writes \p trace, for trace_pass only).
 template <typename Key, typename Value, bool kHasValues, bool kTraced = false>
@@ -119,7 +98,8 @@ void launch_pass(const PassArrays<Key, Value>& arrays, const PassParams& params,
   SORTLAB_CUDA_CHECK(
       cudaMemsetAsync(params.tile_status, 0,
                       std::size_t{params.num_tiles} * kDigits * sizeof(std::uint32_t), stream));
-  allow_tile_storage<Key, Value, kHasValues, kTraced>();
+  allow_dynamic_shared_memory<onesweep_kernel<Key, Value, kHasValues, kTraced>,
+                              sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage)>();
   onesweep_kernel<Key, Value, kHasValues, kTraced>
       <<<params.num_tiles, kThreadsPerBlock,
          sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage), stream>>>(arrays, params,

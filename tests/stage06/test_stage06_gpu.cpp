@@ -451,6 +451,50 @@ TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
                                                             {0, sortlab::kAllBits, true});
 }
 
+// The tile kernels copy a block's next segment into shared memory in the background while they
+// sort the current one (cp.async for 4- and 8-byte keys and values, plain copies for 2-byte
+// keys). Per tile bin, a layout of a few more segments than the kernel's grid holds (so some
+// blocks sort two or three), of random sizes inside the bin: a segment's padding must not pick
+// up what the longer segment before it left in the slots. Descending pairs with u32 and u64
+// values, u64 keys (8-byte copies; their tiles end at 2048) and f16 keys (no cp.async). Under
+// SORTLAB_TEST_MAX_N=1100000 (the device check's sanitizer cap for it) only the 512-key tile's
+// layout runs.
+TEST(Stage06SegmentedGpu, TileKernelsPrefetchTheNextSegment) {
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 random(seed ^ 0x7E57u);
+  const std::size_t sms = sortlab::multiprocessor_count();
+  int layouts_run = 0;
+  for (int bin = stage06::kFirstTileBin; bin < stage06::kLargeBin; ++bin) {
+    // The launcher caps a tile kernel's grid at 2048 threads per SM.
+    const std::size_t grid = sms * (2048 / stage06::tile_shape(bin).threads);
+    const std::uint32_t low = stage06::bin_max_items(bin) / 2 + 1,
+                        high = stage06::bin_max_items(bin);
+    std::vector<std::uint32_t> sizes(grid + 1 + grid / 4);
+    for (auto& size : sizes) size = low + static_cast<std::uint32_t>(random() % (high - low + 1));
+    sizes[0] = high;  // a full tile, then (most likely) a shorter one in the same block
+    Layout layout = from_sizes("tile bin " + std::to_string(bin) + " over its grid", sizes);
+    if (layout.n > max_test_n()) continue;
+    ++layouts_run;
+    SCOPED_TRACE(case_label(layout.n, "uniform", seed));
+    const SortOptions descending{0, sortlab::kAllBits, true};
+    expect_segmented_sort<float, std::uint32_t, true>(
+        sortlab::generate_keys<float>(sortlab::Distribution::kUniform, layout.n, seed), layout,
+        descending);
+    expect_segmented_sort<std::uint32_t, std::uint64_t, true>(
+        sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kFewDistinct, layout.n, seed),
+        layout, {});
+    expect_segmented_sort<__half, std::uint32_t, true>(
+        sortlab::generate_keys<__half>(sortlab::Distribution::kUniform, layout.n, seed), layout,
+        {});
+    if (stage06::tile_bin_exists(bin, sizeof(std::uint64_t)))
+      expect_segmented_sort<std::uint64_t, std::uint32_t, true>(
+          sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kUniform, layout.n, seed),
+          layout, descending);
+    if (::testing::Test::HasFailure()) return;
+  }
+  if (layouts_run == 0) GTEST_SKIP() << "every layout is over SORTLAB_TEST_MAX_N";
+}
+
 // Huge segments among others (the huge-path tests' layout): the smallest huge segment, one tile
 // plus one key more, one just below the threshold (with kHugeMinItems = 4097: the 4096-key tile
 // for 4-byte keys, the large kernel's two 2048-key tiles for 8-byte keys) and one with a partial
