@@ -141,14 +141,15 @@ __global__ void __launch_bounds__(kHistogramThreads)
 /// scans the sums: \p digit_starts[p * kDigits + d] is where pass p puts its first key of digit
 /// d. If one digit holds all \p n keys the pass would change nothing, and its bit of
 /// \p running_passes (zeroed by the host) stays clear: the pass is skipped (pass_roles.hpp).
-/// Launched with one block per place and kDigits threads.
+/// Launched with one block per place and kDigits threads. `static`: every file that includes this
+/// header (one per key type, instances/) launches its own copy.
 /// \param chunk_histograms chunks x places x kDigits counts
 /// \param num_chunks chunks of the sort (at least 1)
 /// \param num_places digit places (passes) of the sort
 /// \param n keys of the sort
 /// \param digit_starts places x kDigits output positions
 /// \param running_passes receives bit p for every pass p that must run (null: not recorded)
-__global__ void __launch_bounds__(kDigits)
+static __global__ void __launch_bounds__(kDigits)
     scan_histograms_kernel(const std::uint32_t* chunk_histograms, int num_chunks, int num_places,
                            std::size_t n, std::uint64_t* digit_starts,
                            std::uint32_t* running_passes) {
