@@ -32,6 +32,11 @@ inline std::size_t l2_cache_bytes() {
   return static_cast<std::size_t>(std::max(bytes, 0));
 }
 
+/// Shared memory of one SM of the target GPU (the H100: 228 KiB, of which each block uses 1 KiB
+/// for the system): kernels check the blocks per SM that their __launch_bounds__ ask for against
+/// it at compile time.
+inline constexpr std::size_t kSharedMemoryPerSm = 228 * 1024;
+
 /// Shared memory a block gets without asking: more, as dynamic shared memory, needs
 /// allow_dynamic_shared_memory() first.
 inline constexpr std::size_t kDefaultSharedBytesPerBlock = 48 * 1024;

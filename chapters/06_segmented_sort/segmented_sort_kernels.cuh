@@ -21,6 +21,7 @@
 #include "chapters/06_segmented_sort/size_classes.hpp"
 #include "common/async_copy.cuh"
 #include "common/block_scan.cuh"
+#include "common/device_properties.hpp"
 #include "common/key_traits.hpp"
 #include "common/ping_pong_passes.hpp"
 #include "common/tile_status.hpp"
@@ -588,6 +589,45 @@ struct SegmentBatch {
   std::uint32_t size[kThreads];   ///< its size
 };
 
+/// The block sort of tile bin kBin at \p kRadixBits bits per pass.
+template <typename Key, typename Value, int kBin, int kRadixBits>
+using TileSortOf = stage05::BlockRadixSort<Key, tile_shape(kBin).threads,
+                                           tile_shape(kBin).keys_per_thread, Value, kRadixBits>;
+
+/// Shared memory a block of the tile kernel of bin kBin takes when its sort has
+/// \p kRadixBits-bit passes: the sort's storage, the next segment's slots (TileKernelStorage),
+/// the segment batch and the 1 KiB the system keeps per block.
+template <typename Key, typename Value, int kBin, int kRadixBits>
+inline constexpr std::size_t kTileBlockSharedBytes =
+    sizeof(typename TileSortOf<Key, Value, kBin, kRadixBits>::TempStorage) +
+    static_cast<std::size_t>(TileStorage<Key, Value, kBin>::kSlots) *
+        (sizeof(Key) + (kHasValues<Value> ? sizeof(Value) : 0)) +
+    sizeof(SegmentBatch<tile_shape(kBin).threads>) + 1024;
+
+/// Digit width of the wide passes the shape of tile bin kBin asks for (its narrow width where it
+/// asks for none, so that the size below can always be taken).
+template <int kBin>
+inline constexpr int kTileWideBitsAsked = tile_shape(kBin).wide_radix_bits != 0
+                                              ? tile_shape(kBin).wide_radix_bits
+                                              : tile_shape(kBin).radix_bits;
+
+/// Whether the tile kernel of bin kBin sorts its lowest bits in wide passes first
+/// (tile_wide_bits()): where its shape has them and the blocks per SM that its
+/// __launch_bounds__ asks for still fit an SM's shared memory with the wider counters (with
+/// 8-byte values the 4096-key tile's 7-bit counters would leave room for one block).
+template <typename Key, typename Value, int kBin>
+inline constexpr bool kTileHasWidePasses =
+    tile_shape(kBin).wide_radix_bits != 0 &&
+    kTileMinBlocksPerSm<kBin>* kTileBlockSharedBytes<Key, Value, kBin, kTileWideBitsAsked<kBin>> <=
+        kSharedMemoryPerSm;
+
+/// The block sort of tile bin kBin's wide passes (TileSort itself where it has none).
+template <typename Key, typename Value, int kBin>
+using TileWideSort =
+    TileSortOf<Key, Value, kBin,
+               kTileHasWidePasses<Key, Value, kBin> ? tile_shape(kBin).wide_radix_bits
+                                                    : tile_shape(kBin).radix_bits>;
+
 /// Shared memory of the tile kernel (dynamic: for the 4096-key tile it passes the 48 KiB of
 /// static shared memory): the block sort's storage, and the padded slots (stage05::padded_slot())
 /// into which the next segment's keys and values stream while the block sorts the current one.
@@ -595,7 +635,11 @@ template <typename Key, typename Value, int kBin>
 struct TileKernelStorage {
   /// Slots of one tile with a padding slot after every 32.
   static constexpr int kSlots = TileStorage<Key, Value, kBin>::kSlots;
-  typename TileSort<Key, Value, kBin>::TempStorage sort;         ///< the block sort's
+  /// The block sorts' storage: the wide passes' and then the narrow passes'.
+  union Sorts {
+    typename TileWideSort<Key, Value, kBin>::TempStorage wide;   ///< the wide passes
+    typename TileSort<Key, Value, kBin>::TempStorage narrow;     ///< the narrow passes
+  } sort;                                                        ///< the block sorts
   Key next_keys[kSlots];                                         ///< the next segment's keys
   ValueSlot<Value> next_values[kHasValues<Value> ? kSlots : 1];  ///< and values
 };
@@ -611,7 +655,10 @@ struct TileKernelStorage {
 ///     b. prefetch: start the background copy of the batch's next segment into the now free
 ///        slots (common/async_copy.cuh), so that its DRAM latency hides behind this sort;
 ///     c. sort the tile with stage 05's BlockRadixSort of tile_shape(kBin) (blocked in, striped
-///        out), and store its first `size` positions (coalesced).
+///        out; where the bin has wide passes, a first BlockRadixSort of the wider digits sorts
+///        the lowest tile_wide_bits() bits, keeping the tile blocked, and the second the rest:
+///        an LSD sort is its passes in order, whichever sort runs them), and store its first
+///        `size` positions (coalesced).
 /// Launch blocks of tile_shape(kBin).threads threads with sizeof(TileKernelStorage) bytes of
 /// dynamic shared memory.
 template <typename Key, typename Value, int kBin>
@@ -664,14 +711,36 @@ __global__ void __launch_bounds__(kTileThreads<kBin>, kTileMinBlocksPerSm<kBin>)
       __syncthreads();  // every thread holds its part of the tile: the slots are free
       // 2b. prefetch the next segment of the batch (the same decision for the whole block).
       if (k + 1 < kThreads && first + (k + 1) * blocks < count) start_copy(k + 1);
-      // 2c. sort and store.
+      // 2c. sort (the wide passes first, where the bin has them) and store.
+      int narrow_begin_bit = range.begin_bit;
+      if constexpr (kTileHasWidePasses<Key, Value, kBin>) {
+        const int wide_bits =
+            tile_wide_bits(tile_shape(kBin), range.end_bit - range.begin_bit);  // whole block
+        if (wide_bits > 0) {
+          using WideSort = TileWideSort<Key, Value, kBin>;
+          narrow_begin_bit += wide_bits;
+          if constexpr (kHasValues<Value>) {
+            if (range.descending)
+              WideSort(storage.sort.wide)
+                  .sort_descending(keys, values, range.begin_bit, narrow_begin_bit);
+            else
+              WideSort(storage.sort.wide).sort(keys, values, range.begin_bit, narrow_begin_bit);
+          } else {
+            if (range.descending)
+              WideSort(storage.sort.wide).sort_descending(keys, range.begin_bit, narrow_begin_bit);
+            else
+              WideSort(storage.sort.wide).sort(keys, range.begin_bit, narrow_begin_bit);
+          }
+          __syncthreads();  // the wide sort's storage is free for the narrow one
+        }
+      }
       if constexpr (kHasValues<Value>)
-        Sort(storage.sort)
-            .sort_blocked_to_striped(keys, values, range.descending, range.begin_bit,
+        Sort(storage.sort.narrow)
+            .sort_blocked_to_striped(keys, values, range.descending, narrow_begin_bit,
                                      range.end_bit);
       else
-        Sort(storage.sort)
-            .sort_blocked_to_striped(keys, range.descending, range.begin_bit, range.end_bit);
+        Sort(storage.sort.narrow)
+            .sort_blocked_to_striped(keys, range.descending, narrow_begin_bit, range.end_bit);
 #pragma unroll
       for (int i = 0; i < K; ++i) {
         const std::uint32_t p = threadIdx.x + static_cast<std::uint32_t>(i) * kThreads;

@@ -131,6 +131,10 @@ struct TileShape {
   int threads;          ///< threads per block
   int keys_per_thread;  ///< keys each thread holds
   int radix_bits;       ///< digit width of the block sort's passes
+  /// 0, or radix_bits + 1: then the tile sorts in as few passes as digits this wide allow, the
+  /// first ones this wide and the rest radix_bits wide (tile_wide_bits()): 32 bits at 6 and 7
+  /// are 7, 7, 6, 6, 6 (five passes, not 6 x 5 + 2).
+  int wide_radix_bits;
 };
 
 /// Digit width of the 2048- and 4096-key tiles and of the large class's global passes: 2^6
@@ -147,10 +151,24 @@ inline constexpr int kLargeCountVectorsPerThread = 4;
 /// 4096 = 256 x 16 keys.
 /// \param bin a tile bin, kFirstTileBin .. kLargeBin - 1
 SORTLAB_HOST_DEVICE constexpr TileShape tile_shape(int bin) {
-  return bin == kFirstTileBin       ? TileShape{128, 4, 4}
-         : bin == kFirstTileBin + 1 ? TileShape{128, 8, 4}
-         : bin == kFirstTileBin + 2 ? TileShape{256, 8, kBlockRadixBits}
-                                    : TileShape{256, 16, kBlockRadixBits};
+  return bin == kFirstTileBin       ? TileShape{128, 4, 4, 0}
+         : bin == kFirstTileBin + 1 ? TileShape{128, 8, 4, 0}
+         : bin == kFirstTileBin + 2 ? TileShape{256, 8, kBlockRadixBits, 0}
+                                    : TileShape{256, 16, kBlockRadixBits, 0};
+}
+
+/// Bits of a sort by \p num_bits bits that the tile of \p shape takes in its wide passes (the
+/// lowest ones; the narrow passes take the rest, radix_bits at a time, the last one whole).
+/// With R = ceil(num_bits / w) passes of at most w = wide_radix_bits bits: if R passes of
+/// r = radix_bits bits cover the bits, none; otherwise num_bits - r R passes of w bits and the
+/// other passes r bits each, R in all. 0 for a shape without wide passes.
+/// \param shape a tile shape
+/// \param num_bits bits of the sort (end_bit - begin_bit)
+SORTLAB_HOST_DEVICE constexpr int tile_wide_bits(TileShape shape, int num_bits) {
+  if (shape.wide_radix_bits == 0 || num_bits <= 0) return 0;
+  const int passes = (num_bits + shape.wide_radix_bits - 1) / shape.wide_radix_bits;
+  const int wide_passes = num_bits - shape.radix_bits * passes;
+  return wide_passes > 0 ? wide_passes * shape.wide_radix_bits : 0;
 }
 
 /// Whether tile bin \p bin exists for keys of \p key_bytes bytes: 8-byte keys stop at the
@@ -400,5 +418,16 @@ constexpr bool tile_shapes_match_bins() {
   return true;
 }
 static_assert(tile_shapes_match_bins(), "tile b must hold 2^b keys");
+
+/// Every tile's wide passes, where it has any, are one bit wider than its narrow ones (what
+/// tile_wide_bits() counts on).
+constexpr bool tile_wide_passes_one_bit_wider() {
+  for (int bin = kFirstTileBin; bin < kLargeBin; ++bin)
+    if (tile_shape(bin).wide_radix_bits != 0 &&
+        tile_shape(bin).wide_radix_bits != tile_shape(bin).radix_bits + 1)
+      return false;
+  return true;
+}
+static_assert(tile_wide_passes_one_bit_wider(), "wide passes are radix_bits + 1 wide");
 
 }  // namespace sortlab::stage06

@@ -18,6 +18,7 @@
 #include "chapters/08_onesweep/onesweep_sort.hpp"
 #include "chapters/08_onesweep/pass_roles.hpp"
 #include "common/block_scan.cuh"
+#include "common/device_properties.hpp"
 #include "common/key_traits.hpp"
 #include "common/tile_status.hpp"
 #include "common/warp_multisplit.cuh"

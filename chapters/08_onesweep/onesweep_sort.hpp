@@ -80,10 +80,6 @@ inline constexpr unsigned kLookbackBackoffNs = 0;
 /// Warps per block of the onesweep kernel.
 inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
 
-/// Shared memory of one SM of the target GPU (the H100: 228 KiB, of which each block uses 1 KiB
-/// for the system): the onesweep kernel's blocks per SM are checked against it at compile time.
-inline constexpr std::size_t kSharedMemoryPerSm = 228 * 1024;
-
 /// Keys per thread of the onesweep kernel for keys of \p key_bytes bytes and values of
 /// \p value_bytes (0 for a keys-only sort): 20 for keys of up to 4 bytes with values of up to 4
 /// (7680-key tiles, CUB's sm90 tile for 32-bit keys), 16 for 8-byte keys or 8-byte values

@@ -147,6 +147,31 @@ TEST(Stage06Bins, NoBinPadsASegmentToMoreThanTwiceItsSize) {
   EXPECT_TRUE(stage06::tile_bin_exists(11, 8));
 }
 
+// A tile with wide passes (tile_wide_bits(): r + 1 bits first, then r) sorts any number of bits
+// in as few passes as (r + 1)-bit digits need, with every narrow pass whole once there are wide
+// ones; 32 bits at r = 6 are 7, 7, 6, 6, 6. A shape without wide passes takes none.
+TEST(Stage06Bins, WidePassesAreTheFewestPasses) {
+  for (const int r : {3, 4, 5, 6, 7}) {
+    const stage06::TileShape shape{256, 16, r, r + 1};
+    for (int bits = 0; bits <= 64; ++bits) {
+      const int wide = stage06::tile_wide_bits(shape, bits);
+      const int narrow = bits - wide;
+      ASSERT_GE(wide, 0);
+      ASSERT_LE(wide, bits);
+      ASSERT_EQ(wide % (r + 1), 0) << "r " << r << ", bits " << bits;
+      if (wide > 0) {
+        ASSERT_EQ(narrow % r, 0) << "r " << r << ", bits " << bits;
+      }
+      const int passes = wide / (r + 1) + (narrow + r - 1) / r;
+      ASSERT_EQ(passes, (bits + r) / (r + 1)) << "r " << r << ", bits " << bits;
+    }
+  }
+  EXPECT_EQ(stage06::tile_wide_bits(stage06::TileShape{256, 16, 6, 7}, 32), 14);
+  EXPECT_EQ(stage06::tile_wide_bits(stage06::TileShape{256, 16, 6, 7}, 16), 0);
+  EXPECT_EQ(stage06::tile_wide_bits(stage06::TileShape{256, 16, 6, 7}, 64), 28);
+  EXPECT_EQ(stage06::tile_wide_bits(stage06::TileShape{256, 16, 6, 0}, 32), 0);
+}
+
 // The model puts every segment in exactly one bin list, consistent with its class.
 TEST(Stage06Classification, EverySegmentWithWorkIsInExactlyOneBin) {
   std::mt19937_64 random(sortlab::testing::test_seed());
