@@ -37,17 +37,15 @@ inline std::size_t l2_cache_bytes() {
 /// it at compile time.
 inline constexpr std::size_t kSharedMemoryPerSm = 228 * 1024;
 
-/// Shared memory a block gets without asking: more, as dynamic shared memory, needs
-/// allow_dynamic_shared_memory() first.
-inline constexpr std::size_t kDefaultSharedBytesPerBlock = 48 * 1024;
-
 /// Lets \p kKernel take \p kBytes of dynamic shared memory per block on the current device
-/// (cudaFuncAttributeMaxDynamicSharedMemorySize), once per device; nothing to do up to
-/// kDefaultSharedBytesPerBlock. A function attribute, not work on a stream: no synchronisation,
-/// and allowed while a stream is being captured into a graph.
+/// (cudaFuncAttributeMaxDynamicSharedMemorySize), once per device. Without it a block gets 48
+/// KiB of static and dynamic shared memory together; asking even below that keeps a kernel
+/// whose static and dynamic parts add up past 48 KiB from failing at launch. A function
+/// attribute, not work on a stream: no synchronisation, and allowed while a stream is being
+/// captured into a graph.
 template <auto kKernel, std::size_t kBytes>
 void allow_dynamic_shared_memory() {
-  if constexpr (kBytes > kDefaultSharedBytesPerBlock) {
+  if constexpr (kBytes > 0) {
     static std::atomic<std::uint64_t> done_devices{0};  // bit d: device d is set up
     int device = 0;
     SORTLAB_CUDA_CHECK(cudaGetDevice(&device));

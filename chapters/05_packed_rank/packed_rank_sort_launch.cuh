@@ -25,7 +25,11 @@
 #include "common/scratch_layout.hpp"
 
 namespace sortlab::stage05 {
-namespace {
+/// The launcher's own helpers: only the files of instances/ include this header, each for one
+/// key type (a named namespace, not an anonymous one, so that the public templates below mean
+/// the same in every file that instantiates them; left out of the reading guide, as the
+/// anonymous namespace was).
+namespace launcher {
 
 /// Tiles of a pass over \p n keys of type Key (with values of \p value_bytes bytes) and digits
 /// of \p radix_bits bits.
@@ -43,7 +47,7 @@ std::size_t table_entries_for(std::size_t n, int radix_bits = kRadixBits,
 }
 
 /// Blocks of the survey and copy kernels: enough to fill the GPU, each thread folding many keys.
-unsigned grid_stride_blocks(std::size_t n) {
+inline unsigned grid_stride_blocks(std::size_t n) {
   const std::size_t per_block = static_cast<std::size_t>(kSurveyThreads) * 16;
   return static_cast<unsigned>(std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, 2048));
 }
@@ -156,22 +160,22 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   SORTLAB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}  // namespace launcher
 
 template <typename Key>
 void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                Key* keys_out, std::size_t n, const SortOptions& options, const Config& config,
                cudaStream_t stream) {
-  sort<Key, NullType, false>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr,
-                             n, options, config, stream);
+  launcher::sort<Key, NullType, false>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr,
+                                       nullptr, n, options, config, stream);
 }
 
 template <typename Key, typename Carrier>
 void sort_carried_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                         Key* keys_out, const Carrier* values_in, Carrier* values_out, std::size_t n,
                         const SortOptions& options, const Config& config, cudaStream_t stream) {
-  sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in,
-                           values_out, n, options, config, stream);
+  launcher::sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out, values_in,
+                                     values_out, n, options, config, stream);
 }
 
 template <typename Key>
@@ -195,7 +199,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   PassTrace<Key> trace;
   trace.num_digits = 1 << num_bits;
   trace.tile_items = tile_items_for(sizeof(Key));
-  trace.num_blocks = static_cast<int>(tiles_for<Key>(n));
+  trace.num_blocks = static_cast<int>(launcher::tiles_for<Key>(n));
   trace.threads = kThreadsPerBlock;
   trace.keys_per_thread = kK;
   trace.lanes = Shape::kLanes;
@@ -208,21 +212,21 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   // up, other work on the GPU); every array the pass must fill starts poisoned.
   std::vector<std::uint32_t> iota(n);
   for (std::size_t i = 0; i < n; ++i) iota[i] = static_cast<std::uint32_t>(i);
-  const std::size_t tiles = tiles_for<Key>(n);
+  const std::size_t tiles = launcher::tiles_for<Key>(n);
   const std::size_t words = tiles * Shape::kLanes * kThreadsPerBlock;
   const CudaStream stream;
   const cudaStream_t s = stream.get();
   DeviceBuffer<Key> keys_in(keys, s), keys_out(n, s), local_sorted(n, s);
   DeviceBuffer<std::uint32_t> values_in(iota, s), values_out(n, s), digits(n, s), ranks(n, s);
   DeviceBuffer<std::uint32_t> before(words, s), after(words, s), carries(tiles, s);
-  DeviceBuffer<std::uint32_t> table(table_entries_for<Key>(n), s);
+  DeviceBuffer<std::uint32_t> table(launcher::table_entries_for<Key>(n), s);
   DeviceBuffer<unsigned char> scan_temp(device_exclusive_sum_temp_bytes(table.size()), s);
   for (auto* buffer : {&values_out, &digits, &ranks, &before, &after, &carries, &table})
     buffer->poison();
   keys_out.poison();
   local_sorted.poison();
 
-  PassLaunch<Key, std::uint32_t> launch{};
+  launcher::PassLaunch<Key, std::uint32_t> launch{};
   launch.plan = PassPlan{first_bit, first_bit + num_bits, kRadixBits, nullptr};
   launch.arrays = {keys_in.data(),   keys_out.data(),   nullptr,
                    values_in.data(), values_out.data(), nullptr};

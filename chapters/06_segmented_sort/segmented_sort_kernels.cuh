@@ -594,14 +594,28 @@ template <typename Key, typename Value, int kBin, int kRadixBits>
 using TileSortOf = stage05::BlockRadixSort<Key, tile_shape(kBin).threads,
                                            tile_shape(kBin).keys_per_thread, Value, kRadixBits>;
 
-/// Shared memory a block of the tile kernel of bin kBin takes when its sort has
-/// \p kRadixBits-bit passes: the sort's storage, the next segment's slots (TileKernelStorage),
-/// the segment batch and the 1 KiB the system keeps per block.
-template <typename Key, typename Value, int kBin, int kRadixBits>
+/// Shared memory of the tile kernel (dynamic: for the 4096-key tile it passes the 48 KiB of
+/// static shared memory) when its wide passes take \p kWideBits-bit digits (its narrow width:
+/// no wide passes): the block sorts' storage, and the padded slots (stage05::padded_slot()) into
+/// which the next segment's keys and values stream while the block sorts the current one.
+template <typename Key, typename Value, int kBin, int kWideBits>
+struct TileKernelStorageOf {
+  /// Slots of one tile with a padding slot after every 32.
+  static constexpr int kSlots = TileStorage<Key, Value, kBin>::kSlots;
+  /// The block sorts' storage: the wide passes' and then the narrow passes'.
+  union Sorts {
+    typename TileSortOf<Key, Value, kBin, kWideBits>::TempStorage wide;  ///< the wide passes
+    typename TileSort<Key, Value, kBin>::TempStorage narrow;             ///< the narrow passes
+  } sort;                                                                ///< the block sorts
+  Key next_keys[kSlots];                                         ///< the next segment's keys
+  ValueSlot<Value> next_values[kHasValues<Value> ? kSlots : 1];  ///< and values
+};
+
+/// Shared memory a block of the tile kernel of bin kBin takes with \p kWideBits-bit wide
+/// passes: TileKernelStorageOf, the segment batch, and the 1 KiB the system keeps per block.
+template <typename Key, typename Value, int kBin, int kWideBits>
 inline constexpr std::size_t kTileBlockSharedBytes =
-    sizeof(typename TileSortOf<Key, Value, kBin, kRadixBits>::TempStorage) +
-    static_cast<std::size_t>(TileStorage<Key, Value, kBin>::kSlots) *
-        (sizeof(Key) + (kHasValues<Value> ? sizeof(Value) : 0)) +
+    sizeof(TileKernelStorageOf<Key, Value, kBin, kWideBits>) +
     sizeof(SegmentBatch<tile_shape(kBin).threads>) + 1024;
 
 /// Digit width of the wide passes the shape of tile bin kBin asks for (its narrow width where it
@@ -612,37 +626,37 @@ inline constexpr int kTileWideBitsAsked = tile_shape(kBin).wide_radix_bits != 0
                                               : tile_shape(kBin).radix_bits;
 
 /// Whether the tile kernel of bin kBin sorts its lowest bits in wide passes first
-/// (tile_wide_bits()): where its shape has them and the blocks per SM that its
-/// __launch_bounds__ asks for still fit an SM's shared memory with the wider counters (with
-/// 8-byte values the 4096-key tile's 7-bit counters would leave room for one block).
+/// (tile_wide_bits()): where its shape has them, a sort of all the key's bits takes at least one
+/// (16-bit keys at 6 and 7 bits take none: three passes either way, so they keep the smaller
+/// storage), and the blocks per SM that its __launch_bounds__ asks for still fit an SM's
+/// shared memory with the wider counters (with 8-byte values the 4096-key tile's 7-bit counters
+/// would leave room for one block). kSharedMemoryPerSm is the H100's: a build for GPUs whose
+/// blocks get less shared memory (sm_86 and sm_89: 99 KiB per block) must leave wide passes off,
+/// or the launch fails.
 template <typename Key, typename Value, int kBin>
-inline constexpr bool kTileHasWidePasses =
-    tile_shape(kBin).wide_radix_bits != 0 &&
-    kTileMinBlocksPerSm<kBin>* kTileBlockSharedBytes<Key, Value, kBin, kTileWideBitsAsked<kBin>> <=
-        kSharedMemoryPerSm;
+constexpr bool tile_has_wide_passes() {
+  constexpr std::size_t kWideBlockBytes =
+      kTileBlockSharedBytes<Key, Value, kBin, kTileWideBitsAsked<kBin>>;
+  return tile_shape(kBin).wide_radix_bits != 0 &&
+         tile_wide_bits(tile_shape(kBin), KeyTraits<Key>::kNumBits) > 0 &&
+         kTileMinBlocksPerSm<kBin> * kWideBlockBytes <= kSharedMemoryPerSm;
+}
+
+/// Digit width of tile bin kBin's wide passes (its narrow width where it has none).
+template <typename Key, typename Value, int kBin>
+constexpr int tile_wide_radix_bits() {
+  return tile_has_wide_passes<Key, Value, kBin>() ? tile_shape(kBin).wide_radix_bits
+                                                  : tile_shape(kBin).radix_bits;
+}
 
 /// The block sort of tile bin kBin's wide passes (TileSort itself where it has none).
 template <typename Key, typename Value, int kBin>
-using TileWideSort =
-    TileSortOf<Key, Value, kBin,
-               kTileHasWidePasses<Key, Value, kBin> ? tile_shape(kBin).wide_radix_bits
-                                                    : tile_shape(kBin).radix_bits>;
+using TileWideSort = TileSortOf<Key, Value, kBin, tile_wide_radix_bits<Key, Value, kBin>()>;
 
-/// Shared memory of the tile kernel (dynamic: for the 4096-key tile it passes the 48 KiB of
-/// static shared memory): the block sort's storage, and the padded slots (stage05::padded_slot())
-/// into which the next segment's keys and values stream while the block sorts the current one.
+/// Shared memory of the tile kernel of bin kBin (TileKernelStorageOf at its wide width).
 template <typename Key, typename Value, int kBin>
-struct TileKernelStorage {
-  /// Slots of one tile with a padding slot after every 32.
-  static constexpr int kSlots = TileStorage<Key, Value, kBin>::kSlots;
-  /// The block sorts' storage: the wide passes' and then the narrow passes'.
-  union Sorts {
-    typename TileWideSort<Key, Value, kBin>::TempStorage wide;   ///< the wide passes
-    typename TileSort<Key, Value, kBin>::TempStorage narrow;     ///< the narrow passes
-  } sort;                                                        ///< the block sorts
-  Key next_keys[kSlots];                                         ///< the next segment's keys
-  ValueSlot<Value> next_values[kHasValues<Value> ? kSlots : 1];  ///< and values
-};
+using TileKernelStorage =
+    TileKernelStorageOf<Key, Value, kBin, tile_wide_radix_bits<Key, Value, kBin>()>;
 
 /// One block per segment of tile bin kBin (2^(kBin-1) + 1 .. 2^kBin keys, so the tile is never
 /// more than twice the segment). Block b takes entries b, b + gridDim.x, ... of the bin's list in
@@ -713,7 +727,7 @@ __global__ void __launch_bounds__(kTileThreads<kBin>, kTileMinBlocksPerSm<kBin>)
       if (k + 1 < kThreads && first + (k + 1) * blocks < count) start_copy(k + 1);
       // 2c. sort (the wide passes first, where the bin has them) and store.
       int narrow_begin_bit = range.begin_bit;
-      if constexpr (kTileHasWidePasses<Key, Value, kBin>) {
+      if constexpr (tile_has_wide_passes<Key, Value, kBin>()) {
         const int wide_bits =
             tile_wide_bits(tile_shape(kBin), range.end_bit - range.begin_bit);  // whole block
         if (wide_bits > 0) {
@@ -731,7 +745,9 @@ __global__ void __launch_bounds__(kTileThreads<kBin>, kTileMinBlocksPerSm<kBin>)
             else
               WideSort(storage.sort.wide).sort(keys, range.begin_bit, narrow_begin_bit);
           }
-          __syncthreads();  // the wide sort's storage is free for the narrow one
+          // Stage 05's contract: a barrier before the storage is reused (its passes end with
+          // one today, so this one costs a barrier per segment of bin 12 and keeps the contract).
+          __syncthreads();
         }
       }
       if constexpr (kHasValues<Value>)

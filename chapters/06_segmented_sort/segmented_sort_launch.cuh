@@ -27,17 +27,21 @@
 #include "common/scratch_layout.hpp"
 
 namespace sortlab::stage06 {
-namespace {
+/// The launcher's own helpers: only the files of instances/ include this header, each for one
+/// key type (a named namespace, not an anonymous one, so that the public templates below mean
+/// the same in every file that instantiates them; left out of the reading guide, as the
+/// anonymous namespace was).
+namespace launcher {
 
 /// Threads per SM a kernel's grid may bring at most: enough to fill an SM (2048 threads, an H100
 /// SM's limit: 8 blocks of 256 threads, 16 of the 128-thread tiles), not so many that a grid of
 /// mostly idle blocks costs launch time. Blocks stride over their lists, so a smaller grid is
 /// still correct.
-constexpr std::size_t kMaxThreadsPerSm = 2048;
+inline constexpr std::size_t kMaxThreadsPerSm = 2048;
 
 /// Grid of a kernel: one block per \p per_block list entries of an upper bound of
 /// \p upper_bound entries, but at most \p most blocks (they stride over the list).
-unsigned class_grid(std::size_t upper_bound, std::size_t per_block, std::size_t most) {
+inline unsigned class_grid(std::size_t upper_bound, std::size_t per_block, std::size_t most) {
   return static_cast<unsigned>(std::clamp<std::size_t>((upper_bound + per_block - 1) / per_block, 1,
                                                        std::max<std::size_t>(most, 1)));
 }
@@ -51,8 +55,9 @@ void launch_tile_bin(const SegmentedArrays<Key, Value>& arrays, const Segments& 
     if (most == 0) return;
     constexpr int kThreads = tile_shape(kBin).threads;
     // The block sort's storage and the slots of the next segment, in dynamic shared memory: past
-    // the 48 KiB a kernel gets without asking for the 4096-key tile (about 68 KiB with 4-byte
-    // keys and values; two blocks per SM, as the registers allow, still fit).
+    // the 48 KiB a kernel gets without asking for the 4096-key tile (66 KiB with 4-byte keys and
+    // values; on an H100 two blocks per SM, as the registers allow, still fit; on sm_80, sm_86
+    // and sm_89, with less shared memory per SM, one block with 8-byte values).
     constexpr std::size_t kSharedBytes = sizeof(TileKernelStorage<Key, Value, kBin>);
     allow_dynamic_shared_memory<tile_segments_kernel<Key, Value, kBin>, kSharedBytes>();
     tile_segments_kernel<Key, Value, kBin>
@@ -211,15 +216,16 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   }
 }
 
-}  // namespace
+}  // namespace launcher
 
 template <typename Key>
 void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                Key* keys_out, std::size_t n, std::size_t num_segments,
                const std::uint32_t* begin_offsets, const std::uint32_t* end_offsets,
                const SortOptions& options, cudaStream_t stream) {
-  sort<Key, NullType>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr, n,
-                      num_segments, begin_offsets, end_offsets, options, stream);
+  launcher::sort<Key, NullType>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr,
+                                nullptr, n, num_segments, begin_offsets, end_offsets, options,
+                                stream);
 }
 
 template <typename Key, typename Value>
@@ -231,10 +237,10 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
   using Carrier = ValueCarrier<sizeof(Value)>;
   static_assert(kCarriableValue<Value>,
                 "values must be trivially copyable and no more aligned than their size");
-  sort<Key, Carrier>(temp_storage, temp_storage_bytes, keys_in, keys_out,
-                     reinterpret_cast<const Carrier*>(values_in),
-                     reinterpret_cast<Carrier*>(values_out), n, num_segments, begin_offsets,
-                     end_offsets, options, stream);
+  launcher::sort<Key, Carrier>(temp_storage, temp_storage_bytes, keys_in, keys_out,
+                               reinterpret_cast<const Carrier*>(values_in),
+                               reinterpret_cast<Carrier*>(values_out), n, num_segments,
+                               begin_offsets, end_offsets, options, stream);
 }
 
 /// Instantiates sort_pairs<Key, Value>: a helper of SORTLAB_STAGE06_INSTANTIATE.

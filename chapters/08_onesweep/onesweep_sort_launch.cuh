@@ -27,7 +27,11 @@
 #include "common/scratch_layout.hpp"
 
 namespace sortlab::stage08 {
-namespace {
+/// The launcher's own helpers: only the files of instances/ include this header, each for one
+/// key type (a named namespace, not an anonymous one, so that the public templates below mean
+/// the same in every file that instantiates them; left out of the reading guide, as the
+/// anonymous namespace was).
+namespace launcher {
 
 /// Keys per tile of a sort of Key (with values of Value when kHasValues): the kernel's tile.
 template <typename Key, typename Value, bool kHasValues>
@@ -43,7 +47,7 @@ std::size_t tiles_for(std::size_t n) {
 /// Blocks of the histogram kernel: one per kHistogramThreads * kHistogramKeysPerThread keys, so
 /// that 2^20 keys already fill the GPU, but at most kHistogramBlocksPerSm per SM (each block ends
 /// with up to places x 256 global atomics). Asks the driver for the SM count (no synchronisation).
-unsigned histogram_blocks(std::size_t n) {
+inline unsigned histogram_blocks(std::size_t n) {
   const std::size_t per_block =
       static_cast<std::size_t>(kHistogramThreads) * kHistogramKeysPerThread;
   const std::size_t most = std::size_t{multiprocessor_count()} * kHistogramBlocksPerSm;
@@ -189,14 +193,14 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   }
 }
 
-}  // namespace
+}  // namespace launcher
 
 template <typename Key>
 void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                Key* keys_out, std::size_t n, const SortOptions& options, const Config& config,
                cudaStream_t stream) {
-  sort<Key, KeysOnly, false>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr, nullptr,
-                             n, options, config, stream);
+  launcher::sort<Key, KeysOnly, false>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr,
+                                       nullptr, n, options, config, stream);
 }
 
 template <typename Key, typename Value>
@@ -207,9 +211,10 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
   using Carrier = ValueCarrier<sizeof(Value)>;
   static_assert(kCarriableValue<Value>,
                 "values must be trivially copyable and no more aligned than their size");
-  sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out,
-                           reinterpret_cast<const Carrier*>(values_in),
-                           reinterpret_cast<Carrier*>(values_out), n, options, config, stream);
+  launcher::sort<Key, Carrier, true>(temp_storage, temp_storage_bytes, keys_in, keys_out,
+                                     reinterpret_cast<const Carrier*>(values_in),
+                                     reinterpret_cast<Carrier*>(values_out), n, options, config,
+                                     stream);
 }
 
 template <typename Key>
@@ -230,8 +235,8 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
            std::to_string(chunk_items_for(sizeof(Key))) + ")";
   });
   // The pass runs as a pair sort with u32 values, whose tile is the keys-only sort's.
-  const std::size_t tiles = tiles_for<Key, std::uint32_t, true>(n);
-  static_assert(kTileOf<Key, std::uint32_t, true> == tile_items_for(sizeof(Key)));
+  const std::size_t tiles = launcher::tiles_for<Key, std::uint32_t, true>(n);
+  static_assert(launcher::kTileOf<Key, std::uint32_t, true> == tile_items_for(sizeof(Key)));
   const std::size_t digits = std::size_t{1} << num_bits;
   PassTrace<Key> trace;
   trace.num_tiles = static_cast<int>(tiles);
@@ -257,7 +262,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   keys_out.poison();
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), s));
 
-  histogram_kernel<Key><<<histogram_blocks(n), kHistogramThreads, 0, s>>>(
+  histogram_kernel<Key><<<launcher::histogram_blocks(n), kHistogramThreads, 0, s>>>(
       keys_in.data(), n, SortBits{first_bit, first_bit + num_bits, descending}, counts.data());
   SORTLAB_CHECK_LAUNCH();
   // One chunk, one place; the pass runs even if its digit is the same for every key (no mask).
@@ -272,7 +277,7 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
   params.digit_starts = starts.data();
   params.tile_status = status.data();
   params.tile_counter = counts.data() + kDigits;
-  launch_pass<Key, std::uint32_t, true, /*kTraced=*/true>(
+  launcher::launch_pass<Key, std::uint32_t, true, /*kTraced=*/true>(
       {keys_in.data(), keys_out.data(), nullptr, values_in.data(), values_out.data(), nullptr},
       params, OnesweepTrace{digits_of.data(), ranks.data(), tile_counts.data(), prefixes.data()},
       s);

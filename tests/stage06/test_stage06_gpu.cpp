@@ -453,9 +453,10 @@ TEST(Stage06SegmentedGpu, EveryKernelSortsMoreSegmentsThanItsGridHolds) {
 
 // The tile kernels copy a block's next segment into shared memory in the background while they
 // sort the current one (cp.async for 4- and 8-byte keys and values, plain copies for 2-byte
-// keys). Per tile bin, a layout of a few more segments than the kernel's grid holds (so some
-// blocks sort two or three), of random sizes inside the bin: a segment's padding must not pick
-// up what the longer segment before it left in the slots. Descending pairs with u32 and u64
+// keys). Per tile bin, a layout of a quarter more segments than the kernel's grid holds, of
+// random sizes inside the bin, so that some blocks sort a second segment (which segments share
+// a block depends on the order the classify kernel listed them in): a segment's padding must
+// not pick up what a longer segment before it left in the slots. Descending pairs with u32 and u64
 // values, u64 keys (8-byte copies; their tiles end at 2048) and f16 keys (no cp.async). Under
 // SORTLAB_TEST_MAX_N=1100000 (the device check's sanitizer cap for it) only the 512-key tile's
 // layout runs.
@@ -493,6 +494,38 @@ TEST(Stage06SegmentedGpu, TileKernelsPrefetchTheNextSegment) {
     if (::testing::Test::HasFailure()) return;
   }
   if (layouts_run == 0) GTEST_SKIP() << "every layout is over SORTLAB_TEST_MAX_N";
+}
+
+// The 2048- and 4096-key tiles sort any bit range in passes of the shape's widths; a shape with
+// wide passes (TileShape::wide_radix_bits) splits the range between two block sorts at a
+// multiple of the wide width, and the narrow sort may get no bits at all (a range of 7, 14, 21
+// or 28 bits at widths 7 and 6). Ranges of every length that matters for widths 6 and 7, at the
+// bottom and at the top of the key, both directions, pairs (stable); f32 with float specials
+// (-0.0 and +0.0, NaNs of both signs, infinities), u32, and u64 (the 2048-key tile).
+TEST(Stage06SegmentedGpu, TileSortsEveryBitRangeLength) {
+  const std::uint64_t seed = test_seed();
+  const Layout layout =
+      from_sizes("one segment in each of bins 11 and 12, and a full 4096", {4096, 2500, 1100});
+  if (layout.n > max_test_n()) GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
+  const auto run = [&](auto key_tag, sortlab::Distribution distribution) {
+    using Key = decltype(key_tag);
+    const int bits = sortlab::KeyTraits<Key>::kNumBits;
+    const auto keys = sortlab::generate_keys<Key>(distribution, layout.n, seed);
+    for (const int length : {1, 6, 7, 8, 12, 13, 14, 20, 21, 27, 28, 32})
+      for (const int begin : {0, bits - length})
+        for (const bool descending : {false, true}) {
+          if (length > bits) continue;
+          SCOPED_TRACE(case_label(layout.n, sortlab::to_string(distribution), seed) + ", " +
+                       std::to_string(bits) + "-bit keys, bits [" + std::to_string(begin) + ", " +
+                       std::to_string(begin + length) + ")" + (descending ? " descending" : ""));
+          expect_segmented_sort<Key, std::uint32_t, true>(keys, layout,
+                                                          {begin, begin + length, descending});
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+  };
+  run(float{}, sortlab::Distribution::kFloatSpecials);
+  run(std::uint32_t{}, sortlab::Distribution::kUniform);
+  run(std::uint64_t{}, sortlab::Distribution::kUniform);
 }
 
 // Huge segments among others (the huge-path tests' layout): the smallest huge segment, one tile
