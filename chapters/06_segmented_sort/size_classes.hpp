@@ -154,7 +154,7 @@ SORTLAB_HOST_DEVICE constexpr TileShape tile_shape(int bin) {
   return bin == kFirstTileBin       ? TileShape{128, 4, 4, 0}
          : bin == kFirstTileBin + 1 ? TileShape{128, 8, 4, 0}
          : bin == kFirstTileBin + 2 ? TileShape{256, 8, kBlockRadixBits, 0}
-                                    : TileShape{256, 16, kBlockRadixBits, 0};
+                                    : TileShape{256, 16, kBlockRadixBits, kBlockRadixBits + 1};
 }
 
 /// Bits of a sort by \p num_bits bits that the tile of \p shape takes in its wide passes (the
