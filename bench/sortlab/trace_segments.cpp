@@ -2,16 +2,20 @@
 /// \brief `sortlab trace --stage 6` (see trace_segments.hpp).
 #include "bench/sortlab/trace_segments.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iomanip>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "chapters/06_segmented_sort/bitonic_network.hpp"
 #include "chapters/06_segmented_sort/segmented_model.hpp"
 #include "chapters/06_segmented_sort/size_classes.hpp"
+#include "common/key_traits.hpp"
+#include "common/sort_options.hpp"
 
 namespace sortlab::cli {
 namespace {
@@ -21,10 +25,57 @@ std::string count_of(std::size_t count, const char* word) {
   return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
 }
 
-/// Who sorts one segment of \p size keys in bin \p bin, in words (size_classes.hpp's table), for
-/// keys of \p key_bytes bytes, in a sort that queues the huge path or not (\p huge_path).
-std::string who_sorts(int bin, std::uint32_t size, std::size_t key_bytes, bool huge_path) {
+/// The route a huge segment of \p size keys from \p keys takes (huge_takes_split_route()), in
+/// words: the digit counts of its sort's last pass (the most significant digit of the sorted
+/// bits, radix_digit() of the ordered bits, as the histogram kernel counts them) decide.
+/// \param keys the segment's first key
+/// \param size keys of the segment
+/// \param options bit range and direction
+template <typename Key>
+std::string huge_route(const Key* keys, std::uint32_t size, const SortOptions& options) {
   using namespace stage06;
+  const SortOptions resolved = resolve<Key>(options);
+  const int passes = (resolved.end_bit - resolved.begin_bit + kHugeDigitBits - 1) / kHugeDigitBits;
+  const int first_bit = resolved.begin_bit + std::max(passes - 1, 0) * kHugeDigitBits;
+  const int num_bits = resolved.end_bit - first_bit;
+  const std::string digit =
+      "bits [" + std::to_string(first_bit) + ", " + std::to_string(resolved.end_bit) + ")";
+  if (passes < 2) return "; radix route: its one pass (" + digit + ") is the whole sort";
+  std::vector<std::uint32_t> counts(std::size_t{1} << num_bits, 0);
+  for (std::uint32_t i = 0; i < size; ++i)
+    ++counts[radix_digit(keys[i], first_bit, num_bits, resolved.descending)];
+  const std::uint32_t largest = *std::max_element(counts.begin(), counts.end());
+  std::ostringstream text;
+  if (huge_takes_split_route(largest, sizeof(Key), passes)) {
+    // The route kernel's greedy packing of neighbouring buckets into chunks of at most a tile.
+    const std::uint32_t chunk_max = huge_bucket_max_items(sizeof(Key));
+    std::size_t chunks = 0;
+    std::uint32_t run = 0;
+    for (const std::uint32_t count : counts) {
+      if (run + count > chunk_max) {
+        ++chunks;
+        run = 0;
+      }
+      run += count;
+    }
+    if (run > 0) ++chunks;
+    text << "; split route: its last pass (" << digit << ") cuts it into "
+         << counts.size() - static_cast<std::size_t>(std::count(counts.begin(), counts.end(), 0u))
+         << " buckets of at most " << largest << " keys, packed into " << count_of(chunks, "chunk")
+         << " of at most " << chunk_max << " keys that one block each sorts in shared memory";
+  } else
+    text << "; radix route: its last pass's largest bucket (" << digit << ") holds " << largest
+         << " keys, more than a tile's " << huge_bucket_max_items(sizeof(Key));
+  return text.str();
+}
+
+/// Who sorts one segment of \p size keys from \p keys in bin \p bin, in words (size_classes.hpp's
+/// table), in a sort with \p options that queues the huge path or not (\p huge_path).
+template <typename Key>
+std::string who_sorts(int bin, const Key* keys, std::uint32_t size, const SortOptions& options,
+                      bool huge_path) {
+  using namespace stage06;
+  constexpr std::size_t key_bytes = sizeof(Key);
   std::ostringstream text;
   if (bin == kNoBin) {
     text << "nothing (empty)";
@@ -52,7 +103,8 @@ std::string who_sorts(int bin, std::uint32_t size, std::size_t key_bytes, bool h
     const std::uint32_t tile = bin_max_items(huge_tile_bin(key_bytes));
     text << "many blocks (huge): " << (size + tile - 1) / tile << " tiles of " << tile
          << " keys; one histogram of every pass, then per " << kHugeDigitBits
-         << "-bit pass one kernel, each tile looking back over its segment's earlier tiles";
+         << "-bit pass one kernel, each tile looking back over its segment's earlier tiles"
+         << huge_route(keys, size, options);
   }
   return text.str();
 }
@@ -106,7 +158,7 @@ int trace_segments(const std::vector<Key>& keys, const TraceArgs& args, std::ost
     out << std::setw(7) << s << std::setw(8) << begin_offsets[s] << std::setw(8) << sizes[s]
         << std::setw(5) << (bin == kNoBin ? std::string("-") : std::to_string(bin)) << "  "
         << std::left << std::setw(7) << stage06::to_string(classes.class_of[s]) << std::right << " "
-        << who_sorts(bin, sizes[s], sizeof(Key),
+        << who_sorts(bin, keys.data() + begin_offsets[s], sizes[s], options,
                      !sizes.empty() && huge_path_queued(keys.size(), sizes.size()))
         << '\n';
   }

@@ -93,6 +93,15 @@ struct ScratchPlan {
   /// Every sort zeroes on the device what it uses of them: the rows of the segments that turn
   /// out huge and of their tiles (the clear kernel), and the counters (the plan kernel).
   std::size_t huge_zeroed;
+  /// Chunks the huge path's split route can list (huge_chunk_capacity(); 0 without the path).
+  std::size_t huge_chunk_capacity;
+  /// slot: per route (radix, split), its listed segments and their tiles, packed in 64 bits
+  std::size_t huge_route_count;
+  /// slot: the split route's tile counter, 3 spare words, kNumListBins chunk list counters,
+  /// then per route huge_capacity entries (huge-list indices) and as many first tiles
+  std::size_t huge_route_words;
+  /// slot: the chunks' ids, first items and ends (huge_chunk_capacity each)
+  std::size_t huge_chunks;
   ScratchLayout layout;  ///< the arrays, aligned
 };
 

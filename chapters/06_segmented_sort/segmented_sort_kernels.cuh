@@ -1019,7 +1019,27 @@ struct HugeSegments {
   std::uint32_t capacity;       ///< room of ids (huge_capacity())
   std::uint32_t max_tiles;      ///< room of the status words in tiles (huge_max_tiles())
   int max_passes;               ///< room of digit_counts and tile_status in passes
+  // The two routes (huge_route_kernel): kRadixRoute segments take every pass through global
+  // memory; kSplitRoute segments take their last pass only, and their buckets are sorted on chip.
+  /// Per route: (listed segments << 32) | their tiles, zeroed by the plan kernel.
+  unsigned long long* route_count;
+  std::uint32_t* route_entry;       ///< per route, capacity entries: the segment's huge-list index
+  std::uint32_t* route_tile_first;  ///< per route, capacity entries: its first tile in the route
+  std::uint32_t* split_tile_counter;  ///< tiles the split route's pass has taken (plan zeroes it)
+  /// The chunks of the split route's buckets, a segment list of their own for the largest tile
+  /// bin's kernel: kNumListBins counters (plan zeroes them; only that bin's is used), the ids
+  /// (chunk c is listed as c), and each chunk's first item and one past its last.
+  std::uint32_t* chunk_counts;
+  std::uint32_t* chunk_ids;      ///< chunk_capacity entries
+  std::uint32_t* chunk_begin;    ///< chunk_capacity entries
+  std::uint32_t* chunk_end;      ///< chunk_capacity entries
+  std::uint32_t chunk_capacity;  ///< room of the chunk list (huge_chunk_capacity())
 };
+
+/// The route of a huge segment that takes all its passes through global memory.
+inline constexpr int kRadixRoute = 0;
+/// The route of a huge segment whose last pass cuts it into buckets that tiles sort on chip.
+inline constexpr int kSplitRoute = 1;
 
 /// The huge path's tile bin (huge_tile_bin()).
 template <typename Key>
@@ -1047,6 +1067,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   // The previous sort on this stream is done with the counters (kernels of a stream run in
   // order), so a reused scratch needs nothing from the caller.
   if (static_cast<int>(threadIdx.x) < huge.max_passes) huge.tile_counter[threadIdx.x] = 0;
+  if (threadIdx.x < 2) huge.route_count[threadIdx.x] = 0;
+  if (threadIdx.x == 0) *huge.split_tile_counter = 0;
+  if (threadIdx.x < kNumListBins) huge.chunk_counts[threadIdx.x] = 0;
   const std::uint32_t count = list_count(segments, list_of_bin(kLargeBin));
   const std::uint32_t* ids = list_ids(segments, list_of_bin(kLargeBin));
   std::uint32_t listed = 0, tiles = 0;  // the same in every thread
@@ -1121,28 +1144,45 @@ struct HugeTile {
   std::uint32_t tiles;  ///< tiles of the segment
 };
 
-/// Finds tile \p t (below huge.count[1]) among the huge segments.
+/// Finds tile \p t among \p entries segments whose first tiles \p tile_first lists in
+/// increasing order (by binary search: the last entry whose first tile is at most t).
 /// \param segments the segments
 /// \param huge the huge path's arrays, planned
-/// \param t a tile of the huge path
-__device__ __forceinline__ HugeTile find_huge_tile(const Segments& segments,
-                                                   const HugeSegments& huge, std::uint32_t t) {
-  std::uint32_t low = 0, high = huge.count[0];  // tile_first[low] <= t < tile_first[high]
+/// \param tile_first the entries' first tiles
+/// \param entry_h each entry's huge-list index, or null where entry e is huge-list entry e
+/// \param entries entries in the list (at least 1)
+/// \param t a tile of the list (below its tiles)
+template <typename Key>
+__device__ __forceinline__ HugeTile find_tile_in(const Segments& segments, const HugeSegments& huge,
+                                                 const std::uint32_t* tile_first,
+                                                 const std::uint32_t* entry_h,
+                                                 std::uint32_t entries, std::uint32_t t) {
+  std::uint32_t low = 0, high = entries;  // tile_first[low] <= t < tile_first[high]
   while (high - low > 1) {
     const std::uint32_t mid = (low + high) / 2;
-    if (huge.tile_first[mid] <= t)
+    if (tile_first[mid] <= t)
       low = mid;
     else
       high = mid;
   }
   HugeTile where;
-  where.h = low;
-  const std::uint32_t s = huge.ids[low];
+  where.h = entry_h == nullptr ? low : entry_h[low];
+  const std::uint32_t s = huge.ids[where.h];
   where.begin = segments.begin_offsets[s];
   where.size = segment_size(where.begin, segments.end_offsets[s], segments.n);
-  where.tile = t - huge.tile_first[low];
-  where.tiles = huge.tile_first[low + 1] - huge.tile_first[low];
+  where.tile = t - tile_first[low];
+  where.tiles = (where.size + kHugeTile<Key> - 1) / kHugeTile<Key>;
   return where;
+}
+
+/// Finds tile \p t (below huge.count[1]) among the huge segments, in the plan kernel's list.
+/// \param segments the segments
+/// \param huge the huge path's arrays, planned
+/// \param t a tile of the huge path
+template <typename Key>
+__device__ __forceinline__ HugeTile find_huge_tile(const Segments& segments,
+                                                   const HugeSegments& huge, std::uint32_t t) {
+  return find_tile_in<Key>(segments, huge, huge.tile_first, nullptr, huge.count[0], t);
 }
 
 /// What pass \p pass of \p passes reads: the input first, then what the pass before wrote
@@ -1176,7 +1216,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   __shared__ std::uint32_t tile_counts[kHugeMaxPasses<Key>][kHugeDigits];
   const std::uint32_t total = huge.count[1];
   for (std::uint32_t t = blockIdx.x; t < total; t += gridDim.x) {  // the same for the block
-    const HugeTile where = find_huge_tile(segments, huge, t);
+    const HugeTile where = find_huge_tile<Key>(segments, huge, t);
     for (int i = threadIdx.x; i < kHugeMaxPasses<Key> * kHugeDigits; i += kBlockThreads)
       tile_counts[i / kHugeDigits][i % kHugeDigits] = 0;
     __syncthreads();
@@ -1201,6 +1241,96 @@ __global__ void __launch_bounds__(kBlockThreads)
         atomicAdd(huge.digit_counts + std::size_t{where.h} * huge.max_passes * kHugeDigits + i, c);
     }
     __syncthreads();  // tile_counts is cleared again for the next tile
+  }
+}
+
+/// Sends each huge segment down one of two routes, by its last pass's digit counts (the most
+/// significant digit of the sorted bits), once the histogram kernel has counted them:
+///  - the split route (huge_takes_split_route()), when the sort takes two passes or more and no
+///    digit value holds more keys than the largest tile: the last pass alone runs over the
+///    segment, from the input straight to the output, and leaves it cut into one bucket per
+///    digit value, in digit order. Runs of neighbouring buckets are then packed into *chunks* of
+///    at most huge_bucket_max_items() keys, as many buckets as fit, and the largest tile bin's
+///    kernel sorts each chunk in shared memory, in place, by all the sorted bits (a chunk holds
+///    whole buckets, so sorting it whole keeps them apart). Two trips through global memory
+///    instead of one per pass: most significant digit first, then the rest on chip (the hybrid
+///    radix sort of Stehle and Jacobsen, 2017). Chunks, not buckets: a uniform segment of 65536
+///    keys makes buckets of about 256 keys, which the power-of-two bins would pad to 512 half
+///    the time; chunks of about 4096 fill the 4096-key tile;
+///  - the radix route otherwise (few distinct high digits: a bucket too big for a tile): every
+///    pass through global memory.
+/// One block per listed segment (striding), kHugeDigits threads, a digit each. A segment's
+/// entry in its route's list, and its tiles' numbers there, come from one 64-bit atomic (count
+/// of segments above, count of tiles below), so each route's first tiles rise with its entries
+/// (the binary search in find_tile_in() needs that); which segment comes first does not matter.
+/// Greedy packing: two neighbouring chunks of a segment hold more than a tile together, so a
+/// segment of m keys makes fewer than 2m / (tile + 1) + 1 chunks (huge_chunk_capacity()).
+/// \param segments the segments
+/// \param huge the huge path's arrays, planned and counted
+/// \param passes passes of the sort
+/// \param may_split whether the split route is open (two passes or more)
+template <typename Key>
+__global__ void __launch_bounds__(kBlockThreads)
+    huge_route_kernel(Segments segments, HugeSegments huge, int passes, bool may_split) {
+  static_assert(kBlockThreads == kHugeDigits, "a thread per digit value");
+  constexpr std::uint32_t kChunkMax = huge_bucket_max_items(sizeof(Key));
+  __shared__ std::uint32_t bucket_count[kHugeDigits];
+  __shared__ std::uint32_t chunk_first[kHugeDigits], chunk_size[kHugeDigits];
+  __shared__ std::uint32_t chunks, chunk_base;
+  const std::uint32_t digit = threadIdx.x;
+  const std::uint32_t listed = huge.count[0];
+  const int chunk_list = list_of_bin(largest_tile_bin(sizeof(Key)));
+  for (std::uint32_t h = blockIdx.x; h < listed; h += gridDim.x) {  // the same for the block
+    const std::uint32_t s = huge.ids[h];
+    const std::uint32_t begin = segments.begin_offsets[s];
+    const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
+    const std::uint32_t count =
+        huge.digit_counts[(std::size_t{h} * huge.max_passes + (passes - 1)) * kHugeDigits + digit];
+    bucket_count[digit] = count;
+    // The largest bucket decides (huge_takes_split_route()): no thread's digit may hold more.
+    const bool split =
+        may_split &&
+        __syncthreads_and(huge_takes_split_route(count, sizeof(Key), passes) ? 1 : 0) != 0;
+    const int route = split ? kSplitRoute : kRadixRoute;
+    if (threadIdx.x == 0) {
+      const std::uint32_t tiles = (size + kHugeTile<Key> - 1) / kHugeTile<Key>;
+      const unsigned long long before = atomicAdd(huge.route_count + route, (1ull << 32) | tiles);
+      const std::uint32_t entry = static_cast<std::uint32_t>(before >> 32);
+      huge.route_entry[route * huge.capacity + entry] = h;
+      huge.route_tile_first[route * huge.capacity + entry] = static_cast<std::uint32_t>(before);
+    }
+    if (split) {
+      // Pack the buckets, in digit order (the order the pass lays them out), into chunks: a
+      // short sequential walk (256 counts in shared memory) by one thread.
+      if (threadIdx.x == 0) {
+        std::uint32_t made = 0, first = 0, run = 0;
+        for (int d = 0; d < kHugeDigits; ++d) {
+          const std::uint32_t c = bucket_count[d];
+          if (run + c > kChunkMax) {  // run > 0 here: no bucket alone is over kChunkMax
+            chunk_first[made] = first;
+            chunk_size[made++] = run;
+            first += run;
+            run = 0;
+          }
+          run += c;
+        }
+        if (run > 0) {
+          chunk_first[made] = first;
+          chunk_size[made++] = run;
+        }
+        chunks = made;
+        chunk_base = atomicAdd(huge.chunk_counts + chunk_list, made);
+      }
+      __syncthreads();
+      const std::uint32_t c = chunk_base + threadIdx.x;
+      // Never past the room (only overlapping segments, a broken precondition, could need it).
+      if (threadIdx.x < chunks && c < huge.chunk_capacity) {
+        huge.chunk_ids[c] = c;
+        huge.chunk_begin[c] = begin + chunk_first[threadIdx.x];
+        huge.chunk_end[c] = begin + chunk_first[threadIdx.x] + chunk_size[threadIdx.x];
+      }
+    }
+    __syncthreads();  // the shared counts and chunks are written again for the next segment
   }
 }
 
@@ -1250,16 +1380,20 @@ struct HugePassStorage {
 /// segments none is computed, but overlapping segments (a broken precondition) can change a
 /// later pass's keys under the counts taken before the first pass, and the sort must still stay
 /// inside the segment.
+/// The tiles of one route (huge_route_kernel()): the radix route's segments in every pass, the
+/// split route's in their last pass only, which reads the input and writes the output. In the
+/// status words the split route's tiles come after the radix route's.
 /// \param arrays the sort's arrays
 /// \param segments the segments
-/// \param huge the huge path's arrays, planned and counted
+/// \param huge the huge path's arrays, planned, counted and routed
 /// \param range the sorted bits and the direction
 /// \param pass this pass
 /// \param passes passes of the sort
+/// \param route kRadixRoute or kSplitRoute (then pass is passes - 1)
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValues<Value>))
     huge_pass_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
-                     BitRange range, int pass, int passes) {
+                     BitRange range, int pass, int passes, int route) {
   constexpr int K = tile_shape(kHugeTileBin<Key>).keys_per_thread;
   constexpr std::uint32_t kWarpItems = 32 * K;
   static_assert(kHugeTile<Key> == kBlockThreads * K, "the tile is the block's");
@@ -1272,30 +1406,48 @@ __global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValu
 
   const int first_bit = huge_pass_first_bit(range, pass);
   const int pass_bits = min(kHugeDigitBits, range.end_bit - first_bit);
+  // The split route's one pass reads the input and writes the output, as a one-pass sort would.
+  const bool split = route == kSplitRoute;
+  const int source_pass = split ? 0 : pass;
+  const int source_passes = split ? 1 : passes;
   const bool to_output = pass_writes_output(pass, passes);
-  const Key* source_keys =
-      pass_source(arrays.keys_in, arrays.keys_out, arrays.alternate_keys, pass, passes);
+  const Key* source_keys = pass_source(arrays.keys_in, arrays.keys_out, arrays.alternate_keys,
+                                       source_pass, source_passes);
   Key* target_keys = to_output ? arrays.keys_out : arrays.alternate_keys;
   const Value* source_values = nullptr;
   Value* target_values = nullptr;
   if constexpr (kHasValues<Value>) {
-    source_values =
-        pass_source(arrays.values_in, arrays.values_out, arrays.alternate_values, pass, passes);
+    source_values = pass_source(arrays.values_in, arrays.values_out, arrays.alternate_values,
+                                source_pass, source_passes);
     target_values = to_output ? arrays.values_out : arrays.alternate_values;
   }
-  std::uint32_t* status = huge.tile_status + std::size_t{huge.max_tiles} * kHugeDigits * pass;
-  const std::uint32_t total = huge.count[1];
+  const unsigned long long radix_count = huge.route_count[kRadixRoute];
+  const unsigned long long route_count = huge.route_count[route];
+  const std::uint32_t entries = static_cast<std::uint32_t>(route_count >> 32);
+  const std::uint32_t total = static_cast<std::uint32_t>(route_count);
+  // The route's tile t has status words at tile (first_status_tile + t) of the pass's row.
+  const std::uint32_t first_status_tile = split ? static_cast<std::uint32_t>(radix_count) : 0u;
+  std::uint32_t* status = huge.tile_status + std::size_t{huge.max_tiles} * kHugeDigits * pass +
+                          std::size_t{first_status_tile} * kHugeDigits;
+  std::uint32_t* tile_counter = split ? huge.split_tile_counter : huge.tile_counter + pass;
+  const std::uint32_t* route_entry =
+      huge.route_entry + static_cast<std::size_t>(route) * huge.capacity;
+  const std::uint32_t* route_tile_first =
+      huge.route_tile_first + static_cast<std::size_t>(route) * huge.capacity;
   const auto digit_of = [&](Key key) {
     return large_pass_digit(key, first_bit, pass_bits, range.descending);
   };
   while (true) {
     // Take a tile; the counters are cleared for it (the last tile's readers are past a barrier).
-    if (threadIdx.x == 0) shared.taken = atomicAdd(huge.tile_counter + pass, 1u);
+    if (threadIdx.x == 0) shared.taken = atomicAdd(tile_counter, 1u);
     for (int d = lane; d < kHugeDigits; d += 32) shared.warp_counts[warp][d] = 0;
     __syncthreads();
     const std::uint32_t t = shared.taken;
-    if (t >= total) break;  // the same for the block
-    const HugeTile where = find_huge_tile(segments, huge, t);
+    // The same for the block. Past the status words' room only if segments overlap (a broken
+    // precondition): those tiles are left alone.
+    if (t >= total || first_status_tile + t >= huge.max_tiles) break;
+    const HugeTile where =
+        find_tile_in<Key>(segments, huge, route_tile_first, route_entry, entries, t);
     const std::uint32_t first = where.begin + where.tile * kHugeTile<Key>;
     const std::uint32_t valid = min(kHugeTile<Key>, where.size - where.tile * kHugeTile<Key>);
 

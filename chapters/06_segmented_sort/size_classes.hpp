@@ -259,6 +259,41 @@ SORTLAB_HOST_DEVICE constexpr int huge_max_passes(std::size_t key_bytes) {
   return static_cast<int>((8 * key_bytes + kHugeDigitBits - 1) / kHugeDigitBits);
 }
 
+/// Keys a bucket of the huge path's split route holds at most: the largest tile (4096 keys, or
+/// 2048 for 8-byte keys). A huge segment whose last pass (its most significant digit) cuts it
+/// into buckets no larger than this is sorted by that one pass and then a tile or warp sort per
+/// bucket (in shared memory or registers) instead of its other passes through global memory.
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr std::uint32_t huge_bucket_max_items(std::size_t key_bytes) {
+  return bin_max_items(largest_tile_bin(key_bytes));
+}
+
+/// Whether a huge segment takes the split route (huge_route_kernel): its sort takes \p passes
+/// passes of kHugeDigitBits bits, two or more, and the last one's most frequent digit value
+/// holds \p largest_bucket keys, no more than huge_bucket_max_items(). Else the radix route.
+/// \param largest_bucket keys of the last pass's most frequent digit value in the segment
+/// \param key_bytes sizeof(Key)
+/// \param passes passes of the huge path's sort
+SORTLAB_HOST_DEVICE constexpr bool huge_takes_split_route(std::uint32_t largest_bucket,
+                                                          std::size_t key_bytes, int passes) {
+  return passes >= 2 && largest_bucket <= huge_bucket_max_items(key_bytes);
+}
+
+/// Chunks the huge path's split route can list (huge_route_kernel packs neighbouring buckets
+/// into chunks of at most huge_bucket_max_items() keys, greedily, so two neighbouring chunks of a
+/// segment hold more than that together): a segment of m keys makes at most 2 floor(m / (max +
+/// 1)) + 1, and the huge segments of n items at most 2 floor(n / (max + 1)) + huge_capacity().
+/// \param n items
+/// \param num_segments segments
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr std::size_t huge_chunk_capacity(std::size_t n,
+                                                              std::size_t num_segments,
+                                                              std::size_t key_bytes) {
+  return huge_capacity(n, num_segments) == 0
+             ? 0
+             : 2 * (n / (huge_bucket_max_items(key_bytes) + 1)) + huge_capacity(n, num_segments);
+}
+
 /// Tile bins between the large class's tile and the huge path's: 0 gives the huge path the same
 /// tile (4096 4-byte keys, 256 x 16), 1 the next smaller one (2048 keys, 256 x 8), which holds
 /// fewer registers per thread so that more blocks share an SM. The huge path's tile never goes

@@ -4,11 +4,13 @@
 /// Tests named ...OnTheGpu run only where there is a GPU (skipped otherwise).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/sortlab/cli.hpp"
@@ -1111,6 +1113,81 @@ TEST(SortlabTraceSegments, HugeSegmentsNameTheirPath) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.find("many blocks"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("140000   13  large   one block"), std::string::npos) << r.out;
+}
+
+// A huge segment takes the split route when its sort's last pass (bits [24, 32) of u32 keys)
+// cuts it into buckets of at most a tile (4096 keys), else the radix route
+// (stage06::huge_takes_split_route()): the trace names the route with the largest bucket,
+// counted here from the generated keys (the trace's: the top --bits bits of uniform keys).
+TEST(SortlabTraceSegments, HugeSegmentsNameTheirRoute) {
+  const std::vector<std::uint32_t> wide =
+      sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, 140005, 1);
+  // The buckets of the 140000-key segment's last pass that hold a key, and the largest one.
+  const auto buckets_of = [&wide](int bits, bool descending) {
+    std::vector<std::uint32_t> counts(256, 0);
+    for (std::size_t i = 5; i < wide.size(); ++i) {
+      const std::uint32_t key = bits == 32 ? wide[i] : wide[i] >> (32 - bits);
+      ++counts[(descending ? ~key : key) >> 24];
+    }
+    std::uint32_t buckets = 0, largest = 0;
+    for (std::uint32_t c : counts) {
+      buckets += c != 0 ? 1 : 0;
+      largest = std::max(largest, c);
+    }
+    return std::pair{buckets, largest};
+  };
+  // Chunks of neighbouring buckets, greedily up to 4096 keys (the route kernel's packing).
+  const auto chunks_of = [&wide](bool descending) {
+    std::vector<std::uint32_t> counts(256, 0);
+    for (std::size_t i = 5; i < wide.size(); ++i) ++counts[(descending ? ~wide[i] : wide[i]) >> 24];
+    std::uint32_t chunks = 0, run = 0;
+    for (std::uint32_t c : counts) {
+      if (run + c > 4096) {
+        ++chunks;
+        run = 0;
+      }
+      run += c;
+    }
+    return chunks + (run > 0 ? 1 : 0);
+  };
+  for (const bool descending : {false, true}) {
+    // Uniform 32-bit keys: 256 buckets of about 547 keys.
+    const auto [buckets, largest] = buckets_of(32, descending);
+    ASSERT_EQ(buckets, 256u);
+    ASSERT_LE(largest, 4096u);
+    std::vector<std::string> args = {"trace",    "--stage", "6", "--segments",
+                                     "5,140000", "--bits",  "32"};
+    if (descending) args.push_back("--descending");
+    const CliResult r = cli(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    // About 547 keys per bucket, 7 buckets to a chunk: 37 chunks.
+    const std::uint32_t chunks = chunks_of(descending);
+    ASSERT_GE(chunks, 35u);
+    ASSERT_LE(chunks, 40u);
+    EXPECT_NE(r.out.find("earlier tiles; split route: its last pass (bits [24, 32)) cuts it into "
+                         "256 buckets of at most " +
+                         std::to_string(largest) + " keys, packed into " + std::to_string(chunks) +
+                         " chunks of at most 4096 keys that one block each sorts in shared "
+                         "memory\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("radix route"), std::string::npos) << r.out;
+  }
+  // 28-bit keys fill 16 buckets of about 8750 keys, 4-bit keys one of all 140000: too big.
+  for (const int bits : {28, 4}) {
+    const auto [buckets, largest] = buckets_of(bits, false);
+    ASSERT_EQ(buckets, bits == 28 ? 16u : 1u);
+    ASSERT_GT(largest, 4096u);
+    const CliResult r =
+        cli({"trace", "--stage", "6", "--segments", "5,140000", "--bits", std::to_string(bits)});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("earlier tiles; radix route: its last pass's largest bucket (bits [24, "
+                         "32)) holds " +
+                         std::to_string(largest) + " keys, more than a tile's 4096\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("split route"), std::string::npos) << r.out;
+  }
 }
 
 // Keys that do not add up to the segments, and options of other stages, are refused.

@@ -653,6 +653,86 @@ TEST(Stage06SegmentedGpu, HugeSegmentsMoreTilesThanThePassGridHolds) {
   expect_segmented_sort<std::uint32_t, std::uint32_t, true>(keys, layout, {});
 }
 
+// Keys of a huge segment whose most significant 8 bits take the digit values 0, 1, ... with
+// bucket_sizes[d] keys each (the other bits random), shuffled.
+template <typename Key>
+std::vector<Key> keys_with_top_digits(const std::vector<std::uint32_t>& bucket_sizes,
+                                      std::mt19937_64& random) {
+  constexpr int kBits = 8 * sizeof(Key);
+  std::vector<Key> keys;
+  for (std::size_t d = 0; d < bucket_sizes.size(); ++d)
+    for (std::uint32_t i = 0; i < bucket_sizes[d]; ++i) {
+      const std::uint64_t low = random() & ((std::uint64_t{1} << (kBits - 8)) - 1);
+      keys.push_back(static_cast<Key>((std::uint64_t{d} << (kBits - 8)) | low));
+    }
+  std::shuffle(keys.begin(), keys.end(), random);
+  return keys;
+}
+
+// The huge path's split route: a huge segment whose last pass (its most significant digit)
+// leaves no bucket larger than the largest tile (huge_bucket_max_items(): 4096 keys, 2048 for
+// 8-byte keys) takes that pass alone, from the input to the output; neighbouring buckets are
+// then packed greedily into chunks of at most a tile, which the largest tile bin's kernel sorts
+// in place. Buckets at every edge of the packing (alone at the largest tile, empty digits
+// between full ones, runs that end one key short of or one key past a tile: 4095 + 1, 2048 +
+// 2049), a segment one key over the edge (the radix route) and one of all-equal keys beside
+// them, gaps; ascending and descending pairs (stable), a range that cuts the top digit to 6 bits
+// (buckets merge by pairs of digit values) and one that starts at bit 3 (the last pass's digit
+// is 5 bits wide: buckets merge by eights, and the first segment's first one is too big), u64
+// keys (2048-key chunks), keys alone.
+TEST(Stage06SegmentedGpu, HugeSegmentsSplitIntoBuckets) {
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 random(seed);
+  const auto run = [&](auto key_tag) {
+    using Key = decltype(key_tag);
+    const std::uint32_t edge = stage06::huge_bucket_max_items(sizeof(Key));
+    const std::vector<std::vector<std::uint32_t>> segments_buckets = {
+        {edge, 0, 1, 32, 33, 0, 0, 256, 257, 2048, 2049 % (edge + 1), edge - 1, edge},  // split
+        {3, edge + 1, 70},                                                              // radix
+        {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 600, 9000, 4000},  // radix
+        {100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100,
+         100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100,
+         100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100}};  // 4500 keys in 45
+                                                                             // buckets
+    Layout layout{"split and radix routes", 0, {}, {}};
+    std::vector<Key> keys;
+    std::uint32_t at = 0;
+    for (const auto& buckets : segments_buckets) {
+      const std::vector<Key> segment = keys_with_top_digits<Key>(buckets, random);
+      const std::uint32_t gap = static_cast<std::uint32_t>(random() % 5);
+      keys.resize(keys.size() + gap, Key{7});  // outside every segment: keeps the poison
+      at += gap;
+      layout.begin.push_back(at);
+      layout.end.push_back(at + static_cast<std::uint32_t>(segment.size()));
+      keys.insert(keys.end(), segment.begin(), segment.end());
+      at += static_cast<std::uint32_t>(segment.size());
+    }
+    // All equal keys: one bucket of the whole segment, the radix route.
+    layout.begin.push_back(at);
+    layout.end.push_back(at + 3 * edge);
+    keys.resize(keys.size() + 3 * edge, Key{42});
+    at += 3 * edge;
+    layout.n = at;
+    ASSERT_GE(layout.n / layout.begin.size(), stage06::kHugeMinAverageItems);
+    if (layout.n > sortlab::testing::max_test_n())
+      GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
+    const Layout listed = shuffled(layout, random);
+    constexpr int kBits = 8 * sizeof(Key);
+    for (const SortOptions& options :
+         {SortOptions{}, SortOptions{0, kBits, true}, SortOptions{0, kBits - 2, false},
+          SortOptions{3, kBits, true}}) {
+      SCOPED_TRACE(case_label(listed.n, "top digits set", seed) + ", " + std::to_string(kBits) +
+                   "-bit keys, bits " + std::to_string(options.begin_bit) + ".." +
+                   std::to_string(options.end_bit) + (options.descending ? " descending" : ""));
+      expect_segmented_sort<Key, std::uint32_t, true>(keys, listed, options);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    expect_segmented_sort<Key, std::uint32_t, false>(keys, listed, {});
+  };
+  run(std::uint32_t{});
+  run(std::uint64_t{});
+}
+
 // Overlapping segments break the sort's one precondition it cannot check: the result inside
 // them is undefined, but the sort must still return and never write outside every segment (run
 // it under compute-sanitizer memcheck to see no access past the arrays). Three layouts of large
