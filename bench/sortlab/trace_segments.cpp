@@ -47,7 +47,8 @@ std::string huge_route(const Key* keys, std::uint32_t size, const SortOptions& o
   const std::uint32_t largest = *std::max_element(counts.begin(), counts.end());
   std::ostringstream text;
   if (huge_takes_split_route(largest, sizeof(Key), passes)) {
-    // The route kernel's greedy packing of neighbouring buckets into chunks of at most a tile.
+    // The route kernel's greedy packing (huge_route_segment()) of neighbouring buckets into chunks
+    // of at most a tile.
     const std::uint32_t chunk_max = huge_bucket_max_items(sizeof(Key));
     std::size_t chunks = 0;
     std::uint32_t run = 0;

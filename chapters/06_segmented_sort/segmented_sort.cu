@@ -51,14 +51,14 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
   plan.huge_max_tiles = huge_path ? huge_max_tiles(n, num_segments, key_bytes) : 0;
   plan.huge_max_passes = huge_path ? static_cast<std::size_t>(huge_max_passes(key_bytes)) : 0;
   plan.huge_lists =
-      plan.layout.add<std::uint32_t>(plan.huge_capacity > 0 ? 2 * plan.huge_capacity + 3 : 0);
+      plan.layout.add<std::uint32_t>(plan.huge_capacity > 0 ? 2 * plan.huge_capacity + 2 : 0);
   plan.huge_zeroed = plan.layout.add<std::uint32_t>(huge_zeroed_words(plan));
-  // The two routes' counts; the split route's tile counter (and 3 spare words), its chunk
-  // list's counters, each route's entries and first tiles; then the chunks' ids and bounds.
+  // The two routes' counts; the chunk list's counters, each route's entries and first tiles;
+  // then the chunks' ids and bounds.
   plan.huge_chunk_capacity = huge_path ? huge_chunk_capacity(n, num_segments, key_bytes) : 0;
   plan.huge_route_count = plan.layout.add<unsigned long long>(plan.huge_capacity > 0 ? 2 : 0);
   plan.huge_route_words = plan.layout.add<std::uint32_t>(
-      plan.huge_capacity > 0 ? 4 + kNumListBins + 4 * plan.huge_capacity : 0);
+      plan.huge_capacity > 0 ? kNumListBins + 4 * plan.huge_capacity : 0);
   plan.huge_chunks = plan.layout.add<std::uint32_t>(3 * plan.huge_chunk_capacity);
   return plan;
 }

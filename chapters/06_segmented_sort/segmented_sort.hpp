@@ -85,7 +85,7 @@ struct ScratchPlan {
   std::size_t huge_max_tiles;
   /// Passes the huge path's counts and status words have room for (huge_max_passes()).
   std::size_t huge_max_passes;
-  /// slot: the huge path's counts (2), ids (huge_capacity) and first tiles (huge_capacity + 1)
+  /// slot: the huge path's counts (2), ids (huge_capacity) and first tiles (huge_capacity)
   std::size_t huge_lists;
   /// slot: the huge path's digit counts of every pass of every huge segment (huge_capacity x
   /// huge_max_passes x 2^kHugeDigitBits), the status words of every tile in every pass
@@ -97,8 +97,8 @@ struct ScratchPlan {
   std::size_t huge_chunk_capacity;
   /// slot: per route (radix, split), its listed segments and their tiles, packed in 64 bits
   std::size_t huge_route_count;
-  /// slot: the split route's tile counter, 3 spare words, kNumListBins chunk list counters,
-  /// then per route huge_capacity entries (huge-list indices) and as many first tiles
+  /// slot: kNumListBins chunk list counters, then per route huge_capacity entries (huge-list
+  /// indices) and as many first tiles
   std::size_t huge_route_words;
   /// slot: the chunks' ids, first items and ends (huge_chunk_capacity each)
   std::size_t huge_chunks;

@@ -1003,29 +1003,30 @@ __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
 /// segments of kHugeMinItems .. kHugeMaxItems keys) and numbers their tiles (of huge_tile_bin()'s
 /// tile, one block each). The histogram kernel then counts, in one read of every huge
 /// segment, the digits of every pass (a key's digit of a pass does not depend on where the
-/// earlier passes moved it). Each pass is one kernel: a block takes the next tile in tile order
+/// earlier passes moved it), and the route kernel sends each segment down one of two routes
+/// (huge_route_segment()). Each pass is one kernel: a block takes the next tile in tile order
 /// from the pass's counter, counts its digits, publishes the counts in its status words, adds
 /// up its predecessors' words in its own segment (decoupled look-back, as stage 08 does for a
 /// whole sort), and scatters the tile after them. So a pass reads the keys once and writes them
-/// once, and a sort takes passes + 3 launches (the plan, the clear, the histogram) where stage
-/// 05's upsweep / scan / downsweep took five per pass and read the keys twice.
+/// once, and a sort takes passes + 5 launches (the plan, the clear, the histogram, the route and
+/// the split route's chunks) where stage 05's upsweep / scan / downsweep took five per pass and
+/// read the keys twice.
 struct HugeSegments {
   std::uint32_t* count;         ///< [0]: huge segments, [1]: their tiles (written by the plan)
   std::uint32_t* ids;           ///< the huge segments' ids, in large-list order
-  std::uint32_t* tile_first;    ///< first tile of each huge segment; one entry past the last
+  std::uint32_t* tile_first;    ///< first tile of each huge segment
   std::uint32_t* tile_counter;  ///< per pass: tiles taken so far (zeroed by the plan kernel)
   std::uint32_t* digit_counts;  ///< huge segment, pass, digit: keys (cleared by the clear kernel)
   std::uint32_t* tile_status;   ///< pass, tile, digit: status words (cleared by the clear kernel)
   std::uint32_t capacity;       ///< room of ids (huge_capacity())
   std::uint32_t max_tiles;      ///< room of the status words in tiles (huge_max_tiles())
   int max_passes;               ///< room of digit_counts and tile_status in passes
-  // The two routes (huge_route_kernel): kRadixRoute segments take every pass through global
+  // The two routes (huge_route_segment()): kRadixRoute segments take every pass through global
   // memory; kSplitRoute segments take their last pass only, and their buckets are sorted on chip.
   /// Per route: (listed segments << 32) | their tiles, zeroed by the plan kernel.
   unsigned long long* route_count;
   std::uint32_t* route_entry;       ///< per route, capacity entries: the segment's huge-list index
   std::uint32_t* route_tile_first;  ///< per route, capacity entries: its first tile in the route
-  std::uint32_t* split_tile_counter;  ///< tiles the split route's pass has taken (plan zeroes it)
   /// The chunks of the split route's buckets, a segment list of their own for the largest tile
   /// bin's kernel: kNumListBins counters (plan zeroes them; only that bin's is used), the ids
   /// (chunk c is listed as c), and each chunk's first item and one past its last.
@@ -1068,7 +1069,6 @@ __global__ void __launch_bounds__(kBlockThreads)
   // order), so a reused scratch needs nothing from the caller.
   if (static_cast<int>(threadIdx.x) < huge.max_passes) huge.tile_counter[threadIdx.x] = 0;
   if (threadIdx.x < 2) huge.route_count[threadIdx.x] = 0;
-  if (threadIdx.x == 0) *huge.split_tile_counter = 0;
   if (threadIdx.x < kNumListBins) huge.chunk_counts[threadIdx.x] = 0;
   const std::uint32_t count = list_count(segments, list_of_bin(kLargeBin));
   const std::uint32_t* ids = list_ids(segments, list_of_bin(kLargeBin));
@@ -1101,7 +1101,6 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
   if (threadIdx.x == 0) {
     listed = min(listed, huge.capacity);
-    huge.tile_first[listed] = tiles;
     huge.count[0] = listed;
     huge.count[1] = min(tiles, huge.max_tiles);
   }
@@ -1201,6 +1200,101 @@ __device__ __forceinline__ int huge_pass_first_bit(const BitRange& range, int pa
   return range.begin_bit + pass * kHugeDigitBits;
 }
 
+/// Shared memory of huge_route_segment(): the segment's bucket sizes and its chunks.
+struct HugeRouteStorage {
+  std::uint32_t bucket_count[kHugeDigits];  ///< keys of each digit value of the last pass
+  std::uint32_t chunk_first[kHugeDigits];   ///< each chunk's first key in the segment
+  std::uint32_t chunk_size[kHugeDigits];    ///< each chunk's keys
+  std::uint32_t chunks;                     ///< chunks of the segment
+  std::uint32_t chunk_base;                 ///< the segment's first entry in the chunk list
+};
+
+/// Sends huge segment \p h down one of two routes, by its last pass's digit counts (the most
+/// significant digit of the sorted bits), once the histogram kernel has counted them:
+///  - the split route (huge_takes_split_route()), when the sort takes two passes or more and no
+///    digit value holds more keys than the largest tile: the last pass alone runs over the
+///    segment, from the input straight to the output, and leaves it cut into one bucket per
+///    digit value, in digit order. Runs of neighbouring buckets are then packed into *chunks* of
+///    at most huge_bucket_max_items() keys, as many buckets as fit, and the largest tile bin's
+///    kernel sorts each chunk in shared memory, in place, by all the sorted bits (a chunk holds
+///    whole buckets, so sorting it whole keeps them apart). Two trips through global memory
+///    instead of one per pass: most significant digit first, then the rest on chip (the hybrid
+///    radix sort of Stehle and Jacobsen, 2017). Chunks, not buckets: a uniform segment of 65536
+///    keys makes buckets of about 256 keys, which the power-of-two bins would pad to 512 half
+///    the time; chunks of about 4096 fill the 4096-key tile;
+///  - the radix route otherwise (few distinct high digits: a bucket too big for a tile): every
+///    pass through global memory.
+/// Called by every thread of one block (kHugeDigits threads, a digit each). A segment's entry in
+/// its route's list, and its tiles' numbers there, come from one 64-bit atomic (count of
+/// segments above, count of tiles below), so each route's first tiles rise with its entries
+/// (the binary search in find_tile_in() needs that); which segment comes first does not matter.
+/// Greedy packing: two neighbouring chunks of a segment hold more than a tile together, so a
+/// segment of m keys makes fewer than 2m / (tile + 1) + 1 chunks (huge_chunk_capacity()).
+/// \param segments the segments
+/// \param huge the huge path's arrays, planned and counted
+/// \param h the segment's index in the huge list
+/// \param passes passes of the sort
+/// \param shared the block's storage for the route
+template <typename Key>
+__device__ __forceinline__ void huge_route_segment(const Segments& segments,
+                                                   const HugeSegments& huge, std::uint32_t h,
+                                                   int passes, HugeRouteStorage& shared) {
+  static_assert(kBlockThreads == kHugeDigits, "a thread per digit value");
+  constexpr std::uint32_t kChunkMax = huge_bucket_max_items(sizeof(Key));
+  const std::uint32_t digit = threadIdx.x;
+  const int chunk_list = list_of_bin(largest_tile_bin(sizeof(Key)));
+  const std::uint32_t s = huge.ids[h];
+  const std::uint32_t begin = segments.begin_offsets[s];
+  const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
+  const std::uint32_t count =
+      huge.digit_counts[(std::size_t{h} * huge.max_passes + (passes - 1)) * kHugeDigits + digit];
+  shared.bucket_count[digit] = count;
+  // The largest bucket decides (huge_takes_split_route(), which also asks for two passes or
+  // more): no thread's digit may hold more.
+  const bool split =
+      __syncthreads_and(huge_takes_split_route(count, sizeof(Key), passes) ? 1 : 0) != 0;
+  const int route = split ? kSplitRoute : kRadixRoute;
+  if (threadIdx.x == 0) {
+    const std::uint32_t tiles = (size + kHugeTile<Key> - 1) / kHugeTile<Key>;
+    const unsigned long long before = atomicAdd(huge.route_count + route, (1ull << 32) | tiles);
+    const std::uint32_t entry = static_cast<std::uint32_t>(before >> 32);
+    huge.route_entry[route * huge.capacity + entry] = h;
+    huge.route_tile_first[route * huge.capacity + entry] = static_cast<std::uint32_t>(before);
+  }
+  if (split) {
+    // Pack the buckets, in digit order (the order the pass lays them out), into chunks: a short
+    // sequential walk (256 counts in shared memory) by one thread.
+    if (threadIdx.x == 0) {
+      std::uint32_t made = 0, first = 0, run = 0;
+      for (int d = 0; d < kHugeDigits; ++d) {
+        const std::uint32_t c = shared.bucket_count[d];
+        if (run + c > kChunkMax) {  // run > 0 here: no bucket alone is over kChunkMax
+          shared.chunk_first[made] = first;
+          shared.chunk_size[made++] = run;
+          first += run;
+          run = 0;
+        }
+        run += c;
+      }
+      if (run > 0) {
+        shared.chunk_first[made] = first;
+        shared.chunk_size[made++] = run;
+      }
+      shared.chunks = made;
+      shared.chunk_base = atomicAdd(huge.chunk_counts + chunk_list, made);
+    }
+    __syncthreads();
+    const std::uint32_t c = shared.chunk_base + threadIdx.x;
+    // Never past the room (only overlapping segments, a broken precondition, could need it).
+    if (threadIdx.x < shared.chunks && c < huge.chunk_capacity) {
+      huge.chunk_ids[c] = c;
+      huge.chunk_begin[c] = begin + shared.chunk_first[threadIdx.x];
+      huge.chunk_end[c] = begin + shared.chunk_first[threadIdx.x] + shared.chunk_size[threadIdx.x];
+    }
+  }
+  __syncthreads();  // the shared counts and chunks are written again for the next segment
+}
+
 /// The histogram of the huge path: every tile of every huge segment counts the digits of every
 /// pass (16-byte loads, shared atomics) and adds them to its segment's counts. One read of the
 /// input before the first pass, as stage 08's histogram kernel for a whole sort.
@@ -1244,94 +1338,21 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
-/// Sends each huge segment down one of two routes, by its last pass's digit counts (the most
-/// significant digit of the sorted bits), once the histogram kernel has counted them:
-///  - the split route (huge_takes_split_route()), when the sort takes two passes or more and no
-///    digit value holds more keys than the largest tile: the last pass alone runs over the
-///    segment, from the input straight to the output, and leaves it cut into one bucket per
-///    digit value, in digit order. Runs of neighbouring buckets are then packed into *chunks* of
-///    at most huge_bucket_max_items() keys, as many buckets as fit, and the largest tile bin's
-///    kernel sorts each chunk in shared memory, in place, by all the sorted bits (a chunk holds
-///    whole buckets, so sorting it whole keeps them apart). Two trips through global memory
-///    instead of one per pass: most significant digit first, then the rest on chip (the hybrid
-///    radix sort of Stehle and Jacobsen, 2017). Chunks, not buckets: a uniform segment of 65536
-///    keys makes buckets of about 256 keys, which the power-of-two bins would pad to 512 half
-///    the time; chunks of about 4096 fill the 4096-key tile;
-///  - the radix route otherwise (few distinct high digits: a bucket too big for a tile): every
-///    pass through global memory.
-/// One block per listed segment (striding), kHugeDigits threads, a digit each. A segment's
-/// entry in its route's list, and its tiles' numbers there, come from one 64-bit atomic (count
-/// of segments above, count of tiles below), so each route's first tiles rise with its entries
-/// (the binary search in find_tile_in() needs that); which segment comes first does not matter.
-/// Greedy packing: two neighbouring chunks of a segment hold more than a tile together, so a
-/// segment of m keys makes fewer than 2m / (tile + 1) + 1 chunks (huge_chunk_capacity()).
+/// Routes every listed huge segment (huge_route_segment()), one block per segment, striding.
+/// A launch of its own: routing in the histogram kernel, by the last block to count a tile of
+/// the segment, needed a fence after every tile's count atomics, which measured 8% slower
+/// there at 2^20 keys per segment and 70% at 65536 (Nsight Compute, 2026-11-27), far more than
+/// the launch this one costs.
 /// \param segments the segments
 /// \param huge the huge path's arrays, planned and counted
 /// \param passes passes of the sort
-/// \param may_split whether the split route is open (two passes or more)
 template <typename Key>
 __global__ void __launch_bounds__(kBlockThreads)
-    huge_route_kernel(Segments segments, HugeSegments huge, int passes, bool may_split) {
-  static_assert(kBlockThreads == kHugeDigits, "a thread per digit value");
-  constexpr std::uint32_t kChunkMax = huge_bucket_max_items(sizeof(Key));
-  __shared__ std::uint32_t bucket_count[kHugeDigits];
-  __shared__ std::uint32_t chunk_first[kHugeDigits], chunk_size[kHugeDigits];
-  __shared__ std::uint32_t chunks, chunk_base;
-  const std::uint32_t digit = threadIdx.x;
+    huge_route_kernel(Segments segments, HugeSegments huge, int passes) {
+  __shared__ HugeRouteStorage route_storage;
   const std::uint32_t listed = huge.count[0];
-  const int chunk_list = list_of_bin(largest_tile_bin(sizeof(Key)));
-  for (std::uint32_t h = blockIdx.x; h < listed; h += gridDim.x) {  // the same for the block
-    const std::uint32_t s = huge.ids[h];
-    const std::uint32_t begin = segments.begin_offsets[s];
-    const std::uint32_t size = segment_size(begin, segments.end_offsets[s], segments.n);
-    const std::uint32_t count =
-        huge.digit_counts[(std::size_t{h} * huge.max_passes + (passes - 1)) * kHugeDigits + digit];
-    bucket_count[digit] = count;
-    // The largest bucket decides (huge_takes_split_route()): no thread's digit may hold more.
-    const bool split =
-        may_split &&
-        __syncthreads_and(huge_takes_split_route(count, sizeof(Key), passes) ? 1 : 0) != 0;
-    const int route = split ? kSplitRoute : kRadixRoute;
-    if (threadIdx.x == 0) {
-      const std::uint32_t tiles = (size + kHugeTile<Key> - 1) / kHugeTile<Key>;
-      const unsigned long long before = atomicAdd(huge.route_count + route, (1ull << 32) | tiles);
-      const std::uint32_t entry = static_cast<std::uint32_t>(before >> 32);
-      huge.route_entry[route * huge.capacity + entry] = h;
-      huge.route_tile_first[route * huge.capacity + entry] = static_cast<std::uint32_t>(before);
-    }
-    if (split) {
-      // Pack the buckets, in digit order (the order the pass lays them out), into chunks: a
-      // short sequential walk (256 counts in shared memory) by one thread.
-      if (threadIdx.x == 0) {
-        std::uint32_t made = 0, first = 0, run = 0;
-        for (int d = 0; d < kHugeDigits; ++d) {
-          const std::uint32_t c = bucket_count[d];
-          if (run + c > kChunkMax) {  // run > 0 here: no bucket alone is over kChunkMax
-            chunk_first[made] = first;
-            chunk_size[made++] = run;
-            first += run;
-            run = 0;
-          }
-          run += c;
-        }
-        if (run > 0) {
-          chunk_first[made] = first;
-          chunk_size[made++] = run;
-        }
-        chunks = made;
-        chunk_base = atomicAdd(huge.chunk_counts + chunk_list, made);
-      }
-      __syncthreads();
-      const std::uint32_t c = chunk_base + threadIdx.x;
-      // Never past the room (only overlapping segments, a broken precondition, could need it).
-      if (threadIdx.x < chunks && c < huge.chunk_capacity) {
-        huge.chunk_ids[c] = c;
-        huge.chunk_begin[c] = begin + chunk_first[threadIdx.x];
-        huge.chunk_end[c] = begin + chunk_first[threadIdx.x] + chunk_size[threadIdx.x];
-      }
-    }
-    __syncthreads();  // the shared counts and chunks are written again for the next segment
-  }
+  for (std::uint32_t h = blockIdx.x; h < listed; h += gridDim.x)  // the same for the block
+    huge_route_segment<Key>(segments, huge, h, passes, route_storage);
 }
 
 /// Shared memory of the huge path's pass kernel: the warps' digit counters of the multi-split
@@ -1380,20 +1401,20 @@ struct HugePassStorage {
 /// segments none is computed, but overlapping segments (a broken precondition) can change a
 /// later pass's keys under the counts taken before the first pass, and the sort must still stay
 /// inside the segment.
-/// The tiles of one route (huge_route_kernel()): the radix route's segments in every pass, the
-/// split route's in their last pass only, which reads the input and writes the output. In the
-/// status words the split route's tiles come after the radix route's.
+/// The routes (huge_route_segment()): every pass takes the radix route's tiles; the last pass
+/// then takes the split route's, which read the input (their only pass) and write the output as
+/// the radix route's last pass does. Both routes' tiles come from one counter, radix first, and
+/// tile t of the pass has status words t in both.
 /// \param arrays the sort's arrays
 /// \param segments the segments
 /// \param huge the huge path's arrays, planned, counted and routed
 /// \param range the sorted bits and the direction
 /// \param pass this pass
 /// \param passes passes of the sort
-/// \param route kRadixRoute or kSplitRoute (then pass is passes - 1)
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValues<Value>))
     huge_pass_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
-                     BitRange range, int pass, int passes, int route) {
+                     BitRange range, int pass, int passes) {
   constexpr int K = tile_shape(kHugeTileBin<Key>).keys_per_thread;
   constexpr std::uint32_t kWarpItems = 32 * K;
   static_assert(kHugeTile<Key> == kBlockThreads * K, "the tile is the block's");
@@ -1406,34 +1427,26 @@ __global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValu
 
   const int first_bit = huge_pass_first_bit(range, pass);
   const int pass_bits = min(kHugeDigitBits, range.end_bit - first_bit);
-  // The split route's one pass reads the input and writes the output, as a one-pass sort would.
-  const bool split = route == kSplitRoute;
-  const int source_pass = split ? 0 : pass;
-  const int source_passes = split ? 1 : passes;
   const bool to_output = pass_writes_output(pass, passes);
-  const Key* source_keys = pass_source(arrays.keys_in, arrays.keys_out, arrays.alternate_keys,
-                                       source_pass, source_passes);
+  const Key* radix_keys =
+      pass_source(arrays.keys_in, arrays.keys_out, arrays.alternate_keys, pass, passes);
   Key* target_keys = to_output ? arrays.keys_out : arrays.alternate_keys;
-  const Value* source_values = nullptr;
+  const Value* radix_values = nullptr;
   Value* target_values = nullptr;
   if constexpr (kHasValues<Value>) {
-    source_values = pass_source(arrays.values_in, arrays.values_out, arrays.alternate_values,
-                                source_pass, source_passes);
+    radix_values =
+        pass_source(arrays.values_in, arrays.values_out, arrays.alternate_values, pass, passes);
     target_values = to_output ? arrays.values_out : arrays.alternate_values;
   }
   const unsigned long long radix_count = huge.route_count[kRadixRoute];
-  const unsigned long long route_count = huge.route_count[route];
-  const std::uint32_t entries = static_cast<std::uint32_t>(route_count >> 32);
-  const std::uint32_t total = static_cast<std::uint32_t>(route_count);
-  // The route's tile t has status words at tile (first_status_tile + t) of the pass's row.
-  const std::uint32_t first_status_tile = split ? static_cast<std::uint32_t>(radix_count) : 0u;
-  std::uint32_t* status = huge.tile_status + std::size_t{huge.max_tiles} * kHugeDigits * pass +
-                          std::size_t{first_status_tile} * kHugeDigits;
-  std::uint32_t* tile_counter = split ? huge.split_tile_counter : huge.tile_counter + pass;
-  const std::uint32_t* route_entry =
-      huge.route_entry + static_cast<std::size_t>(route) * huge.capacity;
-  const std::uint32_t* route_tile_first =
-      huge.route_tile_first + static_cast<std::size_t>(route) * huge.capacity;
+  const unsigned long long split_count = pass == passes - 1 ? huge.route_count[kSplitRoute] : 0ull;
+  const std::uint32_t radix_tiles = static_cast<std::uint32_t>(radix_count);
+  const std::uint32_t total = radix_tiles + static_cast<std::uint32_t>(split_count);
+  std::uint32_t* status = huge.tile_status + std::size_t{huge.max_tiles} * kHugeDigits * pass;
+  std::uint32_t* tile_counter = huge.tile_counter + pass;
+  // Blocks 0 .. total - 1 take every tile between them (each takes tiles until none is left), so
+  // the others leave at once: a sort with few huge tiles, or none, pays no atomic per block.
+  if (blockIdx.x >= total) return;
   const auto digit_of = [&](Key key) {
     return large_pass_digit(key, first_bit, pass_bits, range.descending);
   };
@@ -1445,9 +1458,16 @@ __global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValu
     const std::uint32_t t = shared.taken;
     // The same for the block. Past the status words' room only if segments overlap (a broken
     // precondition): those tiles are left alone.
-    if (t >= total || first_status_tile + t >= huge.max_tiles) break;
-    const HugeTile where =
-        find_tile_in<Key>(segments, huge, route_tile_first, route_entry, entries, t);
+    if (t >= total || t >= huge.max_tiles) break;
+    const bool split = t >= radix_tiles;
+    const int route = split ? kSplitRoute : kRadixRoute;
+    const HugeTile where = find_tile_in<Key>(
+        segments, huge, huge.route_tile_first + static_cast<std::size_t>(route) * huge.capacity,
+        huge.route_entry + static_cast<std::size_t>(route) * huge.capacity,
+        static_cast<std::uint32_t>((split ? split_count : radix_count) >> 32),
+        split ? t - radix_tiles : t);
+    // The split route's one pass reads the input, as a one-pass sort would.
+    const Key* source_keys = split ? arrays.keys_in : radix_keys;
     const std::uint32_t first = where.begin + where.tile * kHugeTile<Key>;
     const std::uint32_t valid = min(kHugeTile<Key>, where.size - where.tile * kHugeTile<Key>);
 
@@ -1489,7 +1509,8 @@ __global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValu
     if constexpr (kHasValues<Value>) {
 #pragma unroll
       for (int i = 0; i < K; ++i)
-        if (position(i) < valid) values[i] = source_values[first + position(i)];
+        if (position(i) < valid)
+          values[i] = (split ? arrays.values_in : radix_values)[first + position(i)];
     }
     // Where each digit starts in the sorted tile, and in the segment (every thread takes part in
     // both scans; the threads past the digits add zeros).

@@ -2,9 +2,9 @@
 /// \brief Stage 06 host launcher: check the arguments, carve the scratch, zero the list
 /// counters, classify on the device (which also sorts the small segments), then one launch for
 /// the warp bins, one per block tile and one for the large class, then the huge path (a plan, a
-/// clear, a histogram, a route per segment, the split route's one pass, one launch per pass of
-/// the radix route, and the split route's chunks in the largest tile's kernel), each grid sized
-/// from an upper bound the host knows.
+/// clear, a histogram, a route per segment, one launch per pass, the last taking the split
+/// route's tiles too, and the split route's chunks in the largest tile's kernel), each grid
+/// sized from an upper bound the host knows.
 ///
 /// Templates only: each file of `instances/` instantiates them for one key type
 /// (SORTLAB_STAGE06_INSTANTIATE), so that the eight key types compile in parallel (one file for
@@ -189,8 +189,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     huge.max_passes = static_cast<int>(plan.huge_max_passes);
     huge.route_count = layout.get<unsigned long long>(temp_storage, plan.huge_route_count);
     std::uint32_t* route_words = layout.get<std::uint32_t>(temp_storage, plan.huge_route_words);
-    huge.split_tile_counter = route_words;
-    huge.chunk_counts = route_words + 4;
+    huge.chunk_counts = route_words;
     huge.route_entry = huge.chunk_counts + kNumListBins;
     huge.route_tile_first = huge.route_entry + 2 * plan.huge_capacity;
     huge.chunk_ids = layout.get<std::uint32_t>(temp_storage, plan.huge_chunks);
@@ -217,27 +216,22 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
         <<<class_grid(plan.huge_max_tiles, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
            kBlockThreads, 0, stream>>>(arrays, segments, huge, range, huge_passes);
     SORTLAB_CHECK_LAUNCH();
-    // Each huge segment takes one of two routes (huge_route_kernel): the split route (its last
-    // pass, most significant digit first, cuts it into buckets that fit a tile) when the sort
-    // takes two passes or more, else the radix route (every pass).
-    const bool may_split = huge_passes >= 2;
+    // Each huge segment takes one of two routes (huge_route_segment()): the split route (its
+    // last pass, most significant digit first, cuts it into buckets that fit a tile) when the
+    // sort takes two passes or more, else the radix route (every pass). The last pass takes
+    // both routes' tiles.
     huge_route_kernel<Key>
         <<<class_grid(plan.huge_capacity, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
-           kBlockThreads, 0, stream>>>(segments, huge, huge_passes, may_split);
+           kBlockThreads, 0, stream>>>(segments, huge, huge_passes);
     SORTLAB_CHECK_LAUNCH();
     const unsigned pass_grid =
         class_grid(plan.huge_max_tiles, 1, sms * huge_min_blocks_per_sm(kHasValues<Value>));
-    if (may_split) {
-      huge_pass_kernel<Key, Value><<<pass_grid, kBlockThreads, 0, stream>>>(
-          arrays, segments, huge, range, huge_passes - 1, huge_passes, kSplitRoute);
-      SORTLAB_CHECK_LAUNCH();
-    }
     for (int pass = 0; pass < huge_passes; ++pass) {
       huge_pass_kernel<Key, Value><<<pass_grid, kBlockThreads, 0, stream>>>(
-          arrays, segments, huge, range, pass, huge_passes, kRadixRoute);
+          arrays, segments, huge, range, pass, huge_passes);
       SORTLAB_CHECK_LAUNCH();
     }
-    if (may_split) {
+    if (huge_passes >= 2) {
       // The split route's chunks, in place in the output (the split pass put them there), each
       // one block of the largest tile bin's kernel, by all the sorted bits. A list of their own
       // (the route kernel fills it), so the kernel runs as it does for the caller's segments.

@@ -268,7 +268,7 @@ SORTLAB_HOST_DEVICE constexpr std::uint32_t huge_bucket_max_items(std::size_t ke
   return bin_max_items(largest_tile_bin(key_bytes));
 }
 
-/// Whether a huge segment takes the split route (huge_route_kernel): its sort takes \p passes
+/// Whether a huge segment takes the split route (huge_route_segment()): its sort takes \p passes
 /// passes of kHugeDigitBits bits, two or more, and the last one's most frequent digit value
 /// holds \p largest_bucket keys, no more than huge_bucket_max_items(). Else the radix route.
 /// \param largest_bucket keys of the last pass's most frequent digit value in the segment
@@ -279,7 +279,7 @@ SORTLAB_HOST_DEVICE constexpr bool huge_takes_split_route(std::uint32_t largest_
   return passes >= 2 && largest_bucket <= huge_bucket_max_items(key_bytes);
 }
 
-/// Chunks the huge path's split route can list (huge_route_kernel packs neighbouring buckets
+/// Chunks the huge path's split route can list (huge_route_segment() packs neighbouring buckets
 /// into chunks of at most huge_bucket_max_items() keys, greedily, so two neighbouring chunks of a
 /// segment hold more than that together): a segment of m keys makes at most 2 floor(m / (max +
 /// 1)) + 1, and the huge segments of n items at most 2 floor(n / (max + 1)) + huge_capacity().

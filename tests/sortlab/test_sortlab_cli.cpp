@@ -1136,7 +1136,7 @@ TEST(SortlabTraceSegments, HugeSegmentsNameTheirRoute) {
     }
     return std::pair{buckets, largest};
   };
-  // Chunks of neighbouring buckets, greedily up to 4096 keys (the route kernel's packing).
+  // Chunks of neighbouring buckets, greedily up to 4096 keys (huge_route_segment()'s packing).
   const auto chunks_of = [&wide](bool descending) {
     std::vector<std::uint32_t> counts(256, 0);
     for (std::size_t i = 5; i < wide.size(); ++i) ++counts[(descending ? ~wide[i] : wide[i]) >> 24];

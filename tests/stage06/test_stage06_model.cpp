@@ -751,8 +751,8 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
               ? 0
               : huge_passes * (1 + huge_digits * (plan4.huge_capacity + plan4.huge_max_tiles));
       EXPECT_EQ(stage06::huge_zeroed_words(plan4), zeroed);
-      // The split route: two 64-bit route counts, 4 + 8 words of counters, two routes' entries
-      // and first tiles, and three words per chunk (greedy chunks of at most 4096 keys: at most
+      // The split route: two 64-bit route counts, 8 chunk list counters, two routes' entries and
+      // first tiles, and three words per chunk (greedy chunks of at most 4096 keys: at most
       // 2 floor(n / 4097) + one per huge segment).
       const std::size_t chunks =
           plan4.huge_capacity == 0 ? 0 : 2 * (n / 4097) + plan4.huge_capacity;
@@ -760,8 +760,8 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
       const std::size_t huge_bytes =
           plan4.huge_capacity == 0
               ? 0
-              : (2 * plan4.huge_capacity + 3 + zeroed) * 4 + 2 * 8 +
-                    (4 + stage06::kNumListBins + 4 * plan4.huge_capacity) * 4 + 3 * chunks * 4;
+              : (2 * plan4.huge_capacity + 2 + zeroed) * 4 + 2 * 8 +
+                    (stage06::kNumListBins + 4 * plan4.huge_capacity) * 4 + 3 * chunks * 4;
       EXPECT_LT(keys_bytes,
                 n * 4 + ids4 * 4 + huge_bytes + 10 * sortlab::ScratchLayout::kAlignment);
       // Never more than the eight lists of num_segments ids each, and about n / 16 ids at most.
