@@ -21,6 +21,7 @@
 #include "chapters/06_segmented_sort/size_classes.hpp"
 #include "common/async_copy.cuh"
 #include "common/block_scan.cuh"
+#include "common/chained_launch.cuh"
 #include "common/device_properties.hpp"
 #include "common/key_traits.hpp"
 #include "common/ping_pong_passes.hpp"
@@ -277,6 +278,7 @@ __device__ __forceinline__ void sort_small_bin(const SegmentedArrays<Key, Value>
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads)
     classify_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   __shared__ ClassifyStorage storage;
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x / 32u;
@@ -439,6 +441,7 @@ inline constexpr int kWarpKernelMinBlocksPerSm = 3;
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads, kWarpKernelMinBlocksPerSm)
     warp_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   static_assert(kNumWarpBins == 3, "three lists below");
   __shared__ WarpStage<Key, Value> stages[kWarpsPerBlock];
   const unsigned lane = threadIdx.x & 31u;
@@ -678,6 +681,7 @@ using TileKernelStorage =
 template <typename Key, typename Value, int kBin>
 __global__ void __launch_bounds__(kTileThreads<kBin>, kTileMinBlocksPerSm<kBin>)
     tile_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   using Sort = TileSort<Key, Value, kBin>;
   constexpr int kThreads = tile_shape(kBin).threads;
   constexpr int K = tile_shape(kBin).keys_per_thread;
@@ -914,6 +918,7 @@ __device__ __forceinline__ void sort_tiles_in_order(
 template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads, kLargeMinBlocksPerSm)
     large_segments_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, BitRange range) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   __shared__ TileStorage<Key, Value, kLargeTileBin<Key>> storage;
   __shared__ LargePassStorage pass_storage;
   __shared__ SegmentDigitCounts<Key> digit_counts;
@@ -1064,6 +1069,7 @@ inline constexpr int kHugeMaxPasses = huge_max_passes(sizeof(Key));
 template <typename Key>
 __global__ void __launch_bounds__(kBlockThreads)
     huge_plan_kernel(Segments segments, HugeSegments huge) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   __shared__ BlockScanStorage<kBlockThreads> scan_segments, scan_tiles;
   // The previous sort on this stream is done with the counters (kernels of a stream run in
   // order), so a reused scratch needs nothing from the caller.
@@ -1125,6 +1131,7 @@ __device__ __forceinline__ void grid_clear(std::uint32_t* first, std::uint32_t w
 /// \param passes passes of the sort
 template <typename Key>
 __global__ void __launch_bounds__(kBlockThreads) huge_clear_kernel(HugeSegments huge, int passes) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   static_assert(kHugeDigits % 4 == 0, "rows of whole 16-byte vectors");
   const std::uint32_t row_words = kHugeDigits;
   grid_clear(huge.digit_counts, huge.count[0] * huge.max_passes * row_words);
@@ -1307,6 +1314,7 @@ template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads)
     huge_histogram_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
                           BitRange range, int passes) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   __shared__ std::uint32_t tile_counts[kHugeMaxPasses<Key>][kHugeDigits];
   const std::uint32_t total = huge.count[1];
   for (std::uint32_t t = blockIdx.x; t < total; t += gridDim.x) {  // the same for the block
@@ -1349,6 +1357,7 @@ __global__ void __launch_bounds__(kBlockThreads)
 template <typename Key>
 __global__ void __launch_bounds__(kBlockThreads)
     huge_route_kernel(Segments segments, HugeSegments huge, int passes) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   __shared__ HugeRouteStorage route_storage;
   const std::uint32_t listed = huge.count[0];
   for (std::uint32_t h = blockIdx.x; h < listed; h += gridDim.x)  // the same for the block
@@ -1415,6 +1424,7 @@ template <typename Key, typename Value>
 __global__ void __launch_bounds__(kBlockThreads, huge_min_blocks_per_sm(kHasValues<Value>))
     huge_pass_kernel(SegmentedArrays<Key, Value> arrays, Segments segments, HugeSegments huge,
                      BitRange range, int pass, int passes) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   constexpr int K = tile_shape(kHugeTileBin<Key>).keys_per_thread;
   constexpr std::uint32_t kWarpItems = 32 * K;
   static_assert(kHugeTile<Key> == kBlockThreads * K, "the tile is the block's");

@@ -4,7 +4,8 @@
 /// the warp bins, one per block tile and one for the large class, then the huge path (a plan, a
 /// clear, a histogram, a route per segment, one launch per pass, the last taking the split
 /// route's tiles too, and the split route's chunks in the largest tile's kernel), each grid
-/// sized from an upper bound the host knows.
+/// sized from an upper bound the host knows. Every kernel is launched chained
+/// (common/chained_launch.cuh): the next one may start launching while it runs.
 ///
 /// Templates only: each file of `instances/` instantiates them for one key type
 /// (SORTLAB_STAGE06_INSTANTIATE), so that the eight key types compile in parallel (one file for
@@ -61,10 +62,9 @@ void launch_tile_bin(const SegmentedArrays<Key, Value>& arrays, const Segments& 
     // and sm_89, with less shared memory per SM, one block with 8-byte values).
     constexpr std::size_t kSharedBytes = sizeof(TileKernelStorage<Key, Value, kBin>);
     allow_dynamic_shared_memory<tile_segments_kernel<Key, Value, kBin>, kSharedBytes>();
-    tile_segments_kernel<Key, Value, kBin>
-        <<<class_grid(most, 1, sms * (kMaxThreadsPerSm / kThreads)), kThreads, kSharedBytes,
-           stream>>>(arrays, segments, range);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(tile_segments_kernel<Key, Value, kBin>,
+                   class_grid(most, 1, sms * (kMaxThreadsPerSm / kThreads)), kThreads, kSharedBytes,
+                   stream, arrays, segments, range);
   }
 }
 
@@ -138,9 +138,8 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   // kernel also sorts every small segment.
   const auto classify_blocks =
       static_cast<unsigned>((num_segments + kBlockThreads - 1) / kBlockThreads);
-  classify_kernel<Key, Value>
-      <<<classify_blocks, kBlockThreads, 0, stream>>>(arrays, segments, range);
-  SORTLAB_CHECK_LAUNCH();
+  launch_chained(classify_kernel<Key, Value>, classify_blocks, kBlockThreads, 0, stream, arrays,
+                 segments, range);
 
   // One launch per kernel after it. Only the device knows the counts, so every grid is sized
   // for its lists' room (all segments in that bin, or as many as n items can make, since
@@ -152,10 +151,9 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   for (int bin = kFirstWarpBin; bin < kFirstTileBin; ++bin)
     most_warp += segments.list_capacity[list_of_bin(bin)];
   if (most_warp > 0) {
-    warp_segments_kernel<Key, Value>
-        <<<class_grid(most_warp, kWarpsPerBlock, sms * (kMaxThreadsPerSm / kBlockThreads)),
-           kBlockThreads, 0, stream>>>(arrays, segments, range);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(warp_segments_kernel<Key, Value>,
+                   class_grid(most_warp, kWarpsPerBlock, sms * (kMaxThreadsPerSm / kBlockThreads)),
+                   kBlockThreads, 0, stream, arrays, segments, range);
   }
   static_assert(kNumTileBins == 4, "one launch per tile bin below");
   launch_tile_bin<Key, Value, kFirstTileBin>(arrays, segments, range, sms, stream);
@@ -165,10 +163,9 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   const std::size_t most_large = segments.list_capacity[list_of_bin(kLargeBin)];
   if (most_large > 0) {
     // Two 34 KiB blocks of 256 threads per SM at most: a quarter of the threads per SM's cap.
-    large_segments_kernel<Key, Value>
-        <<<class_grid(most_large, 1, sms * (kMaxThreadsPerSm / kBlockThreads) / 2), kBlockThreads,
-           0, stream>>>(arrays, segments, range);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(large_segments_kernel<Key, Value>,
+                   class_grid(most_large, 1, sms * (kMaxThreadsPerSm / kBlockThreads) / 2),
+                   kBlockThreads, 0, stream, arrays, segments, range);
   }
 
   // Huge segments: many blocks per segment, one launch per pass (section 5 of the kernels).
@@ -204,32 +201,28 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
     // The counters, counts and status words start at zero on every call (a reused scratch needs
     // nothing from the caller): the plan kernel zeroes the tile counters, then the clear kernel
     // the rows that the listed segments use, not the slot's whole room.
-    huge_plan_kernel<Key><<<1, kBlockThreads, 0, stream>>>(segments, huge);
-    SORTLAB_CHECK_LAUNCH();
-    huge_clear_kernel<Key><<<static_cast<unsigned>(sms * (kMaxThreadsPerSm / kBlockThreads)),
-                             kBlockThreads, 0, stream>>>(huge, huge_passes);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(huge_plan_kernel<Key>, 1, kBlockThreads, 0, stream, segments, huge);
+    launch_chained(huge_clear_kernel<Key>,
+                   static_cast<unsigned>(sms * (kMaxThreadsPerSm / kBlockThreads)), kBlockThreads,
+                   0, stream, huge, huge_passes);
     // The histogram kernel's blocks are light (8 per SM); a pass kernel's hold a tile
     // (huge_min_blocks_per_sm() per SM) and take tiles from the pass's counter until none is
     // left, so as many as fit on the SMs at once are enough.
-    huge_histogram_kernel<Key, Value>
-        <<<class_grid(plan.huge_max_tiles, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
-           kBlockThreads, 0, stream>>>(arrays, segments, huge, range, huge_passes);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(huge_histogram_kernel<Key, Value>,
+                   class_grid(plan.huge_max_tiles, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
+                   kBlockThreads, 0, stream, arrays, segments, huge, range, huge_passes);
     // Each huge segment takes one of two routes (huge_route_segment()): the split route (its
     // last pass, most significant digit first, cuts it into buckets that fit a tile) when the
     // sort takes two passes or more, else the radix route (every pass). The last pass takes
     // both routes' tiles.
-    huge_route_kernel<Key>
-        <<<class_grid(plan.huge_capacity, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
-           kBlockThreads, 0, stream>>>(segments, huge, huge_passes);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(huge_route_kernel<Key>,
+                   class_grid(plan.huge_capacity, 1, sms * (kMaxThreadsPerSm / kBlockThreads)),
+                   kBlockThreads, 0, stream, segments, huge, huge_passes);
     const unsigned pass_grid =
         class_grid(plan.huge_max_tiles, 1, sms * huge_min_blocks_per_sm(kHasValues<Value>));
     for (int pass = 0; pass < huge_passes; ++pass) {
-      huge_pass_kernel<Key, Value><<<pass_grid, kBlockThreads, 0, stream>>>(
-          arrays, segments, huge, range, pass, huge_passes);
-      SORTLAB_CHECK_LAUNCH();
+      launch_chained(huge_pass_kernel<Key, Value>, pass_grid, kBlockThreads, 0, stream, arrays,
+                     segments, huge, range, pass, huge_passes);
     }
     if (huge_passes >= 2) {
       // The split route's chunks, in place in the output (the split pass put them there), each

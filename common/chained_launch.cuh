@@ -1,0 +1,89 @@
+/// \file
+/// \brief Chained launches: a kernel that lets the next kernel of its stream start launching
+/// while it runs (Hopper's programmatic dependent launch), so a sort of many short or idle
+/// kernels does not pay each one's launch latency in full.
+///
+/// A stream normally starts a kernel only once the kernel before it has finished, and the gap
+/// between the two (the launch of the second one's grid) is a few microseconds. A sort whose
+/// size classes are known only on the device queues a kernel for every class, and most of them
+/// find nothing to do: on stage 06's 2^26 pairs in segments of 4096 keys, twelve of its
+/// fourteen kernels. A kernel launched by launch_chained() may be scheduled as soon as every
+/// block of the kernel before it has called chain_to_previous_kernel() (which each block does
+/// first), and each of its own blocks then waits in chain_to_previous_kernel() until the kernel
+/// before has finished and its writes are visible. The order of the stream's work is the same
+/// as without chaining; only the launches overlap.
+///
+/// The rule that keeps this correct: a kernel launched by launch_chained() calls
+/// chain_to_previous_kernel() in every block, before it reads or writes anything that an earlier
+/// kernel of the stream writes or reads, and before any block returns (a grid whose blocks all
+/// returned early would count as finished while its predecessor still runs, and a kernel after
+/// it would stop waiting too soon). Below compute capability 9.0 launch_chained() is a plain
+/// launch and chain_to_previous_kernel() does nothing.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "common/errors.hpp"
+
+namespace sortlab {
+
+/// Called first in every block of a kernel launched by launch_chained(): lets the next kernel of
+/// the stream begin launching, then waits until the kernel before this one has finished and its
+/// memory operations are visible. Does nothing in a kernel launched without chaining, whose
+/// predecessor has finished before it starts.
+__device__ __forceinline__ void chain_to_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Whether the current device can chain launches (compute capability 9.0 or newer), asked of the
+/// driver once per device.
+inline bool device_chains_launches() {
+  static std::atomic<std::uint64_t> known{0}, capable{0};  // bit d: device d
+  int device = 0;
+  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if (bit != 0 && (known.load(std::memory_order_relaxed) & bit) != 0)
+    return (capable.load(std::memory_order_relaxed) & bit) != 0;
+  int major = 0;
+  SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major >= 9) capable.fetch_or(bit, std::memory_order_relaxed);
+  known.fetch_or(bit, std::memory_order_relaxed);
+  return major >= 9;
+}
+
+/// Launches \p kernel on \p stream so that it may start while the stream's previous kernel is
+/// still running (programmatic stream serialization); \p kernel must call
+/// chain_to_previous_kernel() first in every block. A launch error surfaces as an exception,
+/// as SORTLAB_CHECK_LAUNCH() does for a plain launch. Allowed while the stream is being captured
+/// into a CUDA graph (the chaining becomes a programmatic edge of the graph).
+/// \param kernel the kernel
+/// \param grid blocks
+/// \param block threads per block
+/// \param shared_bytes dynamic shared memory per block
+/// \param stream the stream
+/// \param args the kernel's arguments
+template <typename... Params, typename... Args>
+void launch_chained(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes,
+                    cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute chaining[1];
+  chaining[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  chaining[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = chaining;
+  config.numAttrs = device_chains_launches() ? 1 : 0;
+  SORTLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+}  // namespace sortlab
