@@ -5,6 +5,11 @@
 /// values as issue 17 measures them, with the copy floor. Every row carries its segments'
 /// counters (segments, smallest_segment, largest_segment) for the results table.
 /// Example: `bench_stage06 --sizes=26 --types=f32 --pairs=1` (2^26 pairs in all).
+///
+/// `--set=bins` runs the bin sweep instead: stage 06 alone on equal segments at both edges of
+/// every bin from 2 to 2048 keys (2^b and 2^(b-1) + 1 keys), each sorted by its own bin and by
+/// the next two (sort_pairs_with_min_bin(), entry "stage06-bins", variant "seg:S/bin:B"): the
+/// measurement behind the bin edges. Example: `bench_stage06 --set=bins --sizes=24 --pairs=1`.
 /// Part of `make table` (bench/table/make_table.sh): results_table.py makes stage 06's page of it.
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -13,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <random>
@@ -23,6 +29,7 @@
 #include "bench/bench_support.hpp"
 #include "bench/ladder.hpp"
 #include "chapters/06_segmented_sort/segmented_sort.hpp"
+#include "chapters/06_segmented_sort/sort_rows.hpp"
 #include "common/device_buffer.hpp"
 #include "common/errors.hpp"
 #include "common/gpu_detect.hpp"
@@ -228,21 +235,141 @@ void register_impl(const BenchConfig& config, const std::vector<Variant>& varian
   }
 }
 
+/// sort_rows() (torch.sort(dim=-1, stable=True)'s semantics: sorted values and int64 columns) on
+/// n / S rows of S f32 values for every equal size S of kSegmentSizes, entry "stage06-rows",
+/// variant "seg:S": the same rows torch_baseline.py gives torch.sort. The harness's u32 values
+/// go unused; the int64 indices go to a buffer of this entry's own, allocated by the scratch
+/// query (never in a timed call).
+void register_sort_rows(const BenchConfig& config) {
+  if (!config.pairs) return;
+  for (std::size_t cols : kSegmentSizes) {
+    auto indices = std::make_shared<DeviceBuffer<std::int64_t>>();
+    SortEntry entry;
+    entry.name = "stage06-rows";
+    entry.summary =
+        "sortlab stage 06 sort_rows (torch.sort(dim=-1, stable=True) semantics: "
+        "values and int64 indices) on rows of " +
+        std::to_string(cols) + " f32 values";
+    entry.key_type = "f32";
+    entry.pairs = true;
+    entry.variant = "seg:" + std::to_string(cols);
+    entry.sort = [cols, indices](void* temp, std::size_t& temp_bytes, const void* keys_in,
+                                 void* keys_out, const std::uint32_t*, std::uint32_t*,
+                                 std::size_t n, cudaStream_t stream) {
+      const std::size_t rows = n / cols;
+      if (temp == nullptr && indices->size() != rows * cols)
+        *indices = DeviceBuffer<std::int64_t>(rows * cols);
+      stage06::sort_rows(temp, temp_bytes, static_cast<const float*>(keys_in),
+                         static_cast<float*>(keys_out), indices->data(), rows, cols, false, stream);
+    };
+    // The floor: every value read once, every value and its int64 index written once.
+    entry.bytes = [cols](std::size_t n, std::size_t kb, std::size_t) {
+      return static_cast<double>(n / cols * cols) * static_cast<double>(2 * kb + 8);
+    };
+    entry.extra_counters = [cols](std::size_t n) {
+      return std::vector<std::pair<std::string, double>>{
+          {"segments", static_cast<double>(n / cols)},
+          {"smallest_segment", static_cast<double>(cols)},
+          {"largest_segment", static_cast<double>(cols)}};
+    };
+    register_sort(entry, config);
+  }
+}
+
+/// Smallest and largest segment of the bin sweep, and how many bins above its own each size is
+/// also sorted by.
+constexpr int kSweepFirstBin = 1, kSweepLastBin = 11, kSweepBinsAbove = 2;
+
+/// The bin sweep (--set=bins): f32 pairs in equal segments of 2^b and 2^(b-1) + 1 keys for b =
+/// kSweepFirstBin .. kSweepLastBin, each sorted by bin b and the kSweepBinsAbove bins above it
+/// (up to the largest tile). A bin raised above a segment's own pads the segment to its width,
+/// so the rows say whether a bigger bin's kernel would sort a smaller bin's segments faster.
+void register_bin_sweep(const BenchConfig& config) {
+  if (!config.pairs) return;
+  for (int bin = kSweepFirstBin; bin <= kSweepLastBin; ++bin) {
+    const std::size_t top = std::size_t{1} << bin;
+    // Both edges of the bin; bin 1 has one size (2 keys).
+    const std::vector<std::size_t> sizes = top / 2 + 1 == top
+                                               ? std::vector<std::size_t>{top}
+                                               : std::vector<std::size_t>{top / 2 + 1, top};
+    for (std::size_t segment_size : sizes) {
+      auto segments = std::make_shared<Segments>();
+      segments->rule = [segment_size](std::size_t n) { return equal_offsets(n, segment_size); };
+      for (int min_bin = bin; min_bin <= std::min(bin + kSweepBinsAbove, stage06::kLargeBin - 1);
+           ++min_bin) {
+        SortEntry entry;
+        entry.name = "stage06-bins";
+        entry.summary = "sortlab stage 06 with every segment in bin " + std::to_string(min_bin) +
+                        " or above (sort_pairs_with_min_bin) on equal segments of " +
+                        std::to_string(segment_size) + " keys";
+        entry.key_type = "f32";
+        entry.pairs = true;
+        entry.variant = "seg:" + std::to_string(segment_size) + "/bin:" + std::to_string(min_bin);
+        entry.sort = [segments, min_bin](void* temp, std::size_t& temp_bytes, const void* keys_in,
+                                         void* keys_out, const std::uint32_t* values_in,
+                                         std::uint32_t* values_out, std::size_t n,
+                                         cudaStream_t stream) {
+          segments->prepare(n);
+          const std::uint32_t* begin = segments->offsets.data();
+          stage06::sort_pairs_with_min_bin(temp, temp_bytes, static_cast<const float*>(keys_in),
+                                           static_cast<float*>(keys_out), values_in, values_out, n,
+                                           segments->count, begin, begin + 1, min_bin, {}, stream);
+        };
+        entry.bytes = [](std::size_t n, std::size_t kb, std::size_t vb) {
+          return 2.0 * static_cast<double>(n) * static_cast<double>(kb + vb);
+        };
+        entry.extra_counters = [segments](std::size_t n) { return segments->counters(n); };
+        register_sort(entry, config);
+      }
+    }
+  }
+}
+
+/// Takes this program's own flag from argv (--set=issue, the default, or --set=bins) and
+/// returns whether the bin sweep was asked for.
+bool take_bin_sweep_flag(int& argc, char** argv) {
+  bool bins = false;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--set=", 6) == 0) {
+      const std::string set = argv[i] + 6;
+      require(set == "issue" || set == "bins", "--set must be issue or bins");
+      bins = set == "bins";
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return bins;
+}
+
 }  // namespace
 }  // namespace sortlab::bench
 
 int main(int argc, char** argv) {
   using namespace sortlab::bench;
-  return run_main(argc, argv, [](const BenchConfig& config) {
+  bool bins = false;
+  try {
+    bins = take_bin_sweep_flag(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 2;
+  }
+  return run_main(argc, argv, [bins](const BenchConfig& config) {
     // The GPU, for results_table.py's page (bench_all records the same keys).
     benchmark::AddCustomContext("sortlab_gpu_name", sortlab::gpu_description());
     benchmark::AddCustomContext("sortlab_gpu_file_name", sortlab::gpu_file_name());
     register_copy_bandwidth(config);
+    if (bins) {
+      register_bin_sweep(config);
+      return;
+    }
     const std::vector<Variant> variants = make_variants();
     register_impl(config, variants, Impl::kStage06, "stage06", "sortlab stage 06 (size classes)");
     register_impl(config, variants, Impl::kCubSegmentedSort, "cub-segmented-sort",
                   "cub::DeviceSegmentedSort (stable)");
     register_impl(config, variants, Impl::kCubSegmentedRadixSort, "cub-segmented-radix",
                   "cub::DeviceSegmentedRadixSort");
+    register_sort_rows(config);
   });
 }

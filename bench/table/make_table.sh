@@ -173,8 +173,15 @@ if [ -n "$stage_benches" ]; then
     say "stage 06: CUB DeviceSegmentedRadixSort at seg:8 and seg:32, 3 samples"
     to_json stage06_cub_radix_small "$stage06" --sizes=26 --pairs=1 --max_time=0.001 \
       --min_samples=3 --timing="$timing" --benchmark_filter="$slow"
+    # The bin sweep (bench_stage06 --set=bins): equal segments at both edges of every bin, each
+    # sorted by its own bin and the two above it, 2^24 pairs; the measurement behind the bin
+    # edges. About half a minute.
+    say "stage 06: the bin sweep, 2^24 pairs"
+    to_json stage06_bins "$stage06" --set=bins --sizes=24 --pairs=1 --max_time="$max_time" \
+      --timing="$timing" --benchmark_filter='^stage06-bins/'
     "${merge[@]}" --out "$out_dir/stage06.json" main="$out_dir/stage06_main.json" \
-      cub-radix-small-segments="$out_dir/stage06_cub_radix_small.json"
+      cub-radix-small-segments="$out_dir/stage06_cub_radix_small.json" \
+      bins="$out_dir/stage06_bins.json"
   fi
   if stage_runs 07; then
     # Stage 07: the quick set (sorted and unsorted, the rule's schedule, a copy of each input as

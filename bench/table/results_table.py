@@ -1763,7 +1763,99 @@ def stage06_sections(data: StageData,
                "equal segments and a power-law mix of segments"
                if STAGE06_POWERLAW in variants else "equal segments")
         sections.append((f"n = {fmt_n(n)} {what}, uniform, cut into {cut}", table))
+        if kind == "pairs":
+            rows_table = stage06_rows_table(data.results, n, key_type, torch)
+            if rows_table:
+                sections.append(rows_table)
+    sweep = stage06_bin_sweep(data.results)
+    if sweep:
+        sections.append(sweep)
     return sections
+
+
+STAGE06_ROWS = "stage06-rows"
+
+
+def stage06_rows_table(results: ResultSet, n: int, key_type: str,
+                       torch: Optional[ResultSet]) -> Optional[Tuple[str, str]]:
+    """(heading, table) of sort_rows (entry stage06-rows: torch.sort's semantics, values and
+    int64 indices) against torch.sort(dim=-1) on the same rows, beside stage 06's pair sort of
+    the same segments; None when the JSON has no sort_rows row at n."""
+    variants = sorted({r.variant for r in results.results
+                       if r.entry == STAGE06_ROWS and r.n == n and r.key_type == key_type
+                       and r.variant.startswith("seg:") and r.variant[4:].isdigit()},
+                      key=lambda v: int(v[4:]))
+    if not variants:
+        return None
+    headers = ("row length", "rows", "sort_rows ms", "p10–p90 ms", "torch.sort ms",
+               "torch.sort / sort_rows", "stage 06 pairs ms", "sort_rows / pairs")
+    rows = []
+    for variant in variants:
+        ours = results.find(STAGE06_ROWS, n, key_type, "pairs", variant)
+        pairs = results.find("stage06", n, key_type, "pairs", variant)
+        theirs = torch.find(TORCH_SEGSORT, n, key_type, "pairs", variant) if torch else None
+        cols = int(variant[4:])
+        rows.append([f"{cols:,}", f"{n // cols:,}",
+                     fmt_ms(ours.median_ms) if ours else DASH,
+                     fmt_spread(ours) if ours else DASH,
+                     fmt_ms(theirs.median_ms) if theirs else DASH,
+                     fmt_ratio(speed_ratio(theirs, ours)) if ours and theirs else DASH,
+                     fmt_ms(pairs.median_ms) if pairs else DASH,
+                     fmt_ratio(ours.median_ms / pairs.median_ms) if ours and pairs else DASH])
+    table = markdown_table(headers, rows, (True,) * len(headers))
+    table += (
+        "\n`sort_rows` is `torch.sort(x, dim=-1, stable=True)`'s contract (sorted values and the "
+        "int64 column of each, NaN as the largest value): a copy of the keys with every NaN made "
+        "the positive quiet NaN, one segmented pair sort with u64 columns, a gather of the values; "
+        "on n // S rows of S f32 values, the very rows torch_baseline.py gives torch.sort. "
+        "*torch.sort / sort_rows* above 1× = sort_rows is faster; *sort_rows / pairs* is its time "
+        "over stage 06's sort of (f32, u32) pairs in the same segments (the issue's table above).\n")
+    return (f"sort_rows against torch.sort: n = {fmt_n(n)} {key_type} values in rows", table)
+
+
+STAGE06_BIN_SWEEP = "stage06-bins"
+
+
+def stage06_bin_sweep(results: ResultSet) -> Optional[Tuple[str, str]]:
+    """(heading, table) of bench_stage06's bin sweep (entry stage06-bins, variants
+    "seg:S/bin:B"): per segment size, its own bin's time and the bigger bins' (each pads the
+    segment to its width), the fastest, and the own bin's time over the fastest; None when the
+    JSON has no sweep. One table per n (pairs)."""
+    rows_by_n: Dict[int, Dict[int, Dict[int, Result]]] = {}
+    for r in results.results:
+        if r.entry != STAGE06_BIN_SWEEP:
+            continue
+        shape = parse_variant(r.variant)
+        if "seg" not in shape or "bin" not in shape:
+            continue
+        rows_by_n.setdefault(r.n, {}).setdefault(int(shape["seg"]), {})[int(shape["bin"])] = r
+    if not rows_by_n:
+        return None
+    n = max(rows_by_n)
+    headers = ("segment size", "its bin", "its bin ms", "next bin ms", "the bin after ms",
+               "fastest bin", "its bin / fastest")
+    rows = []
+    for size in sorted(rows_by_n[n]):
+        by_bin = rows_by_n[n][size]
+        own = min(by_bin)
+        cells = [f"{size:,}", str(own)]
+        for bin_ in (own, own + 1, own + 2):
+            r = by_bin.get(bin_)
+            cells.append(f"{fmt_ms(r.median_ms)} (bin {bin_})" if r and bin_ != own
+                         else fmt_ms(r.median_ms) if r else DASH)
+        fastest = min(by_bin, key=lambda b: by_bin[b].median_ms)
+        cells.append(str(fastest))
+        cells.append(fmt_ratio(by_bin[own].median_ms / by_bin[fastest].median_ms))
+        rows.append(cells)
+    table = markdown_table(headers, rows, (True, True, True, True, True, True, True))
+    table += (
+        "\nThe bin sweep (`bench_stage06 --set=bins`, pairs of f32 keys and u32 values): equal "
+        "segments at both edges of every bin (2^(b−1) + 1 and 2^b keys), each sorted by its own bin "
+        "(*its bin ms*) and, through `sort_pairs_with_min_bin`, by the next two bins' kernels, which "
+        "pad the segment to their width; *its bin / fastest* above 1× would say that a bigger bin "
+        "sorts the segment faster, and the edge should move.\n")
+    return (f"Bin sweep: n = {fmt_n(n)} f32 keys with u32 values in equal segments, each size "
+            "sorted by its own bin and by the two above it", table)
 
 
 STAGE06_LEGEND = (

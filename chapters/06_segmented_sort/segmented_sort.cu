@@ -20,7 +20,7 @@ std::size_t huge_zeroed_words(const ScratchPlan& plan) {
 }
 
 ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t key_bytes,
-                         std::size_t value_bytes) {
+                         std::size_t value_bytes, int min_bin) {
   ScratchPlan plan{};
   // The large class ping-pongs through a copy indexed like the input. Which segments are large
   // is known only on the device, so the copy covers all n items.
@@ -35,8 +35,9 @@ ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t ke
   for (int l = 0; l < kNumListBins; ++l) {
     const int bin = kFirstWarpBin + l;
     const bool exists = bin < kFirstTileBin || bin == kLargeBin || tile_bin_exists(bin, key_bytes);
-    const std::size_t room =
-        exists ? std::min(num_segments, n / bin_lower_bound(bin, key_bytes)) : 0;
+    // Raised to min_bin, a bin also takes every smaller segment: one item or more.
+    const std::size_t smallest = bin == min_bin ? 1 : bin_lower_bound(bin, key_bytes);
+    const std::size_t room = exists ? std::min(num_segments, n / smallest) : 0;
     plan.list_offset[l] = total;
     plan.list_capacity[l] = room;
     total += room;

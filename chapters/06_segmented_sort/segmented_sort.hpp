@@ -111,8 +111,10 @@ struct ScratchPlan {
 /// \param num_segments number of segments
 /// \param key_bytes sizeof(Key)
 /// \param value_bytes sizeof(Value), 0 for a keys-only sort
+/// \param min_bin the smallest bin a segment may take (sort_pairs_with_min_bin(); 0 for the
+/// sorts): that bin's list has room for a segment of every size below it too
 ScratchPlan plan_scratch(std::size_t n, std::size_t num_segments, std::size_t key_bytes,
-                         std::size_t value_bytes);
+                         std::size_t value_bytes, int min_bin = 0);
 
 /// 32-bit words of \p plan's huge_zeroed slot: huge_max_passes x (1 + (huge_capacity +
 /// huge_max_tiles) x 2^kHugeDigitBits), 0 when the plan reserves no huge path. Pure host
@@ -171,5 +173,32 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
                 std::size_t num_segments, const std::uint32_t* begin_offsets,
                 const std::uint32_t* end_offsets, const SortOptions& options = {},
                 cudaStream_t stream = nullptr);
+
+/// sort_pairs() with a measurement knob: every non-empty segment that a bin below \p min_bin
+/// would sort goes to bin \p min_bin instead, whose kernel pads it to that bin's width (large
+/// segments keep their class). bench_stage06's bin sweep times each bin's kernel on segments of
+/// the bins below it with this, which is how the bin edges were chosen; a sort has no other use
+/// for it. The scratch must be queried with the same \p min_bin. Throws sortlab::Error when
+/// \p min_bin is no bin for Key (valid_min_bin()), besides sort_pairs()'s errors.
+/// \param temp_storage device scratch, or nullptr to query its size
+/// \param temp_storage_bytes size of the scratch (set by the query)
+/// \param keys_in device input keys
+/// \param keys_out device output keys
+/// \param values_in device input values
+/// \param values_out device output values
+/// \param n number of pairs, 0 to 2^30
+/// \param num_segments number of segments, 0 to 2^30
+/// \param begin_offsets device array of num_segments first items
+/// \param end_offsets device array of num_segments one-past-last items
+/// \param min_bin the smallest bin a segment may take: 0 (sort_pairs()) to 12
+/// \param options bit range and direction
+/// \param stream CUDA stream
+template <typename Key, typename Value>
+void sort_pairs_with_min_bin(void* temp_storage, std::size_t& temp_storage_bytes,
+                             const Key* keys_in, Key* keys_out, const Value* values_in,
+                             NotDeduced<Value>* values_out, std::size_t n, std::size_t num_segments,
+                             const std::uint32_t* begin_offsets, const std::uint32_t* end_offsets,
+                             int min_bin, const SortOptions& options = {},
+                             cudaStream_t stream = nullptr);
 
 }  // namespace sortlab::stage06

@@ -67,6 +67,9 @@ struct Segments {
   /// Large segments of at least this many keys are the huge path's (kHugeMinItems when it runs,
   /// else never: the large kernel then sorts every large segment).
   std::uint32_t huge_min_items;
+  /// No segment is sorted by a bin below this one (classify_bin_at_least(); 0 but for the
+  /// measurement knob sort_pairs_with_min_bin()).
+  int min_bin;
 };
 
 /// What the sort orders by: bits [begin_bit, end_bit) of the ordered key, and the direction.
@@ -290,7 +293,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     begin = segments.begin_offsets[s];
     size = segment_size(begin, segments.end_offsets[s], segments.n);
   }
-  const int bin = classify_bin(size, sizeof(Key));
+  const int bin = classify_bin_at_least(size, sizeof(Key), segments.min_bin);
 
   // Phase 2: append to the lists, one shared atomic per warp and bin, one global per block and
   // bin.

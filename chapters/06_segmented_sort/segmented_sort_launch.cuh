@@ -72,13 +72,17 @@ template <typename Key, typename Value>
 void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
           const Value* values_in, Value* values_out, std::size_t n, std::size_t num_segments,
           const std::uint32_t* begin_offsets, const std::uint32_t* end_offsets,
-          const SortOptions& options, cudaStream_t stream) {
+          const SortOptions& options, cudaStream_t stream, int min_bin) {
   // Every check comes before the first CUDA call, so a rejected call changes nothing.
   const SortArrays checked = validate_sort_arguments<Key, Value>(
       temp_storage, n, options, keys_in, keys_out, values_in, values_out, kMaxItems);
   require(num_segments <= kMaxSegments, [&] {
     return "segmented sort: num_segments = " + std::to_string(num_segments) +
            " exceeds this sort's maximum of " + std::to_string(kMaxSegments);
+  });
+  require(valid_min_bin(min_bin, sizeof(Key)), [&] {
+    return "segmented sort: min_bin = " + std::to_string(min_bin) +
+           " is no bin for these keys (0 to 11, or 12 for keys of 4 bytes or fewer)";
   });
   const bool has_work = n > 0 && num_segments > 0;
   const MemoryRange begin_range{begin_offsets, has_work ? num_segments * sizeof(std::uint32_t) : 0,
@@ -92,7 +96,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
                   {begin_range, end_range});
   }
   const ScratchPlan plan = plan_scratch(has_work ? n : 0, has_work ? num_segments : 0, sizeof(Key),
-                                        kHasValues<Value> ? sizeof(Value) : 0);
+                                        kHasValues<Value> ? sizeof(Value) : 0, min_bin);
   const std::size_t need = plan.layout.total_bytes();
   if (answer_size_query(temp_storage, temp_storage_bytes, need, checked)) return;
   if (!has_work) return;
@@ -129,6 +133,7 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
       (resolved.end_bit - resolved.begin_bit + kBlockRadixBits - 1) / kBlockRadixBits;
   const bool huge_path = passes > 0 && huge_path_queued(n, num_segments);
   segments.huge_min_items = huge_path ? kHugeMinItems : ~std::uint32_t{0};
+  segments.min_bin = min_bin;
   const BitRange range{resolved.begin_bit, resolved.end_bit, resolved.descending};
 
   // The counters start at zero on every call, so a reused scratch needs nothing from the caller.
@@ -245,6 +250,24 @@ void sort(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_i
   }
 }
 
+/// sort_pairs() and sort_pairs_with_min_bin(): the values move as carriers of their size.
+template <typename Key, typename Value>
+void sort_pairs_through_carrier(void* temp_storage, std::size_t& temp_storage_bytes,
+                                const Key* keys_in, Key* keys_out, const Value* values_in,
+                                Value* values_out, std::size_t n, std::size_t num_segments,
+                                const std::uint32_t* begin_offsets,
+                                const std::uint32_t* end_offsets, const SortOptions& options,
+                                cudaStream_t stream, int min_bin) {
+  require_value_pointers(temp_storage, n, values_in, values_out);
+  using Carrier = ValueCarrier<sizeof(Value)>;
+  static_assert(kCarriableValue<Value>,
+                "values must be trivially copyable and no more aligned than their size");
+  sort<Key, Carrier>(temp_storage, temp_storage_bytes, keys_in, keys_out,
+                     reinterpret_cast<const Carrier*>(values_in),
+                     reinterpret_cast<Carrier*>(values_out), n, num_segments, begin_offsets,
+                     end_offsets, options, stream, min_bin);
+}
+
 }  // namespace launcher
 
 template <typename Key>
@@ -254,7 +277,7 @@ void sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* k
                const SortOptions& options, cudaStream_t stream) {
   launcher::sort<Key, NullType>(temp_storage, temp_storage_bytes, keys_in, keys_out, nullptr,
                                 nullptr, n, num_segments, begin_offsets, end_offsets, options,
-                                stream);
+                                stream, 0);
 }
 
 template <typename Key, typename Value>
@@ -262,21 +285,31 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
                 Key* keys_out, const Value* values_in, NotDeduced<Value>* values_out, std::size_t n,
                 std::size_t num_segments, const std::uint32_t* begin_offsets,
                 const std::uint32_t* end_offsets, const SortOptions& options, cudaStream_t stream) {
-  require_value_pointers(temp_storage, n, values_in, values_out);
-  using Carrier = ValueCarrier<sizeof(Value)>;
-  static_assert(kCarriableValue<Value>,
-                "values must be trivially copyable and no more aligned than their size");
-  launcher::sort<Key, Carrier>(temp_storage, temp_storage_bytes, keys_in, keys_out,
-                               reinterpret_cast<const Carrier*>(values_in),
-                               reinterpret_cast<Carrier*>(values_out), n, num_segments,
-                               begin_offsets, end_offsets, options, stream);
+  launcher::sort_pairs_through_carrier<Key, Value>(temp_storage, temp_storage_bytes, keys_in,
+                                                   keys_out, values_in, values_out, n, num_segments,
+                                                   begin_offsets, end_offsets, options, stream, 0);
 }
 
-/// Instantiates sort_pairs<Key, Value>: a helper of SORTLAB_STAGE06_INSTANTIATE.
-#define SORTLAB_STAGE06_INSTANTIATE_PAIRS(Key, Value)                                          \
-  template void sort_pairs<Key, Value>(void*, std::size_t&, const Key*, Key*, const Value*,    \
-                                       Value*, std::size_t, std::size_t, const std::uint32_t*, \
-                                       const std::uint32_t*, const SortOptions&, cudaStream_t);
+template <typename Key, typename Value>
+void sort_pairs_with_min_bin(void* temp_storage, std::size_t& temp_storage_bytes,
+                             const Key* keys_in, Key* keys_out, const Value* values_in,
+                             NotDeduced<Value>* values_out, std::size_t n, std::size_t num_segments,
+                             const std::uint32_t* begin_offsets, const std::uint32_t* end_offsets,
+                             int min_bin, const SortOptions& options, cudaStream_t stream) {
+  launcher::sort_pairs_through_carrier<Key, Value>(
+      temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, n, num_segments,
+      begin_offsets, end_offsets, options, stream, min_bin);
+}
+
+/// Instantiates sort_pairs<Key, Value> and sort_pairs_with_min_bin<Key, Value> (the same
+/// launcher, no other kernel): a helper of SORTLAB_STAGE06_INSTANTIATE.
+#define SORTLAB_STAGE06_INSTANTIATE_PAIRS(Key, Value)                                           \
+  template void sort_pairs<Key, Value>(void*, std::size_t&, const Key*, Key*, const Value*,     \
+                                       Value*, std::size_t, std::size_t, const std::uint32_t*,  \
+                                       const std::uint32_t*, const SortOptions&, cudaStream_t); \
+  template void sort_pairs_with_min_bin<Key, Value>(                                            \
+      void*, std::size_t&, const Key*, Key*, const Value*, Value*, std::size_t, std::size_t,    \
+      const std::uint32_t*, const std::uint32_t*, int, const SortOptions&, cudaStream_t);
 /// One instantiation of the public sorts for key type \p Key (keys only, u32 and u64 values), in
 /// the file of instances/ for that type and nowhere else (compile time).
 #define SORTLAB_STAGE06_INSTANTIATE(Key)                                                        \

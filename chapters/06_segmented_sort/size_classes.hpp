@@ -386,6 +386,28 @@ SORTLAB_HOST_DEVICE constexpr int classify_bin(std::uint32_t size, std::size_t k
   return ceil_log2(size);
 }
 
+/// Whether \p min_bin is a bin that sort_pairs_with_min_bin() can raise segments to for keys of
+/// \p key_bytes bytes: 0 (no raise), a small or warp bin, or a tile bin that exists for them.
+/// \param min_bin the smallest bin asked for
+/// \param key_bytes sizeof(Key)
+SORTLAB_HOST_DEVICE constexpr bool valid_min_bin(int min_bin, std::size_t key_bytes) {
+  return min_bin >= 0 && min_bin < kLargeBin &&
+         (min_bin < kFirstTileBin || tile_bin_exists(min_bin, key_bytes));
+}
+
+/// The bin that sorts a segment of \p size items when no bin below \p min_bin may (the
+/// measurement knob of sort_pairs_with_min_bin(), with which bench_stage06's bin sweep times a
+/// bin's kernel on segments that a smaller bin would take): classify_bin()'s bin, raised to
+/// min_bin when it is lower. Empty and large segments keep theirs. 0 changes nothing.
+/// \param size the segment's size (segment_size())
+/// \param key_bytes sizeof(Key)
+/// \param min_bin the smallest bin (valid_min_bin())
+SORTLAB_HOST_DEVICE constexpr int classify_bin_at_least(std::uint32_t size, std::size_t key_bytes,
+                                                        int min_bin) {
+  const int bin = classify_bin(size, key_bytes);
+  return bin != kNoBin && bin < min_bin ? min_bin : bin;
+}
+
 /// The class a bin belongs to.
 /// \param bin 0 .. kNoBin
 SORTLAB_HOST_DEVICE constexpr SizeClass class_of_bin(int bin) {

@@ -261,6 +261,7 @@ std::string where(const Layout& layout, std::size_t index) {
 struct RunSettings {
   std::size_t scratch_offset = 0;  ///< misaligns the scratch pointer
   cudaStream_t stream = nullptr;   ///< the sort's stream
+  int min_bin = 0;  ///< pairs only: sort_pairs_with_min_bin() with this bin when above 0
 };
 
 /// Sorts \p keys (and values when kPairs) in \p layout's segments with poisoned outputs and
@@ -282,11 +283,19 @@ void expect_segmented_sort(const std::vector<Key>& keys, const Layout& layout,
   keys_out.fill_bytes(sortlab::kPoisonByte, stream);
   values_out.fill_bytes(sortlab::kPoisonByte, stream);
 
+  const auto sort_pairs = [&](void* scratch, std::size_t& bytes) {
+    if (settings.min_bin > 0)
+      stage06::sort_pairs_with_min_bin(scratch, bytes, keys_in.data(), keys_out.data(),
+                                       values_in.data(), values_out.data(), n, num_segments,
+                                       begin.data(), end.data(), settings.min_bin, options, stream);
+    else
+      stage06::sort_pairs(scratch, bytes, keys_in.data(), keys_out.data(), values_in.data(),
+                          values_out.data(), n, num_segments, begin.data(), end.data(), options,
+                          stream);
+  };
   std::size_t temp_bytes = 0;
   if constexpr (kPairs)
-    stage06::sort_pairs(nullptr, temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
-                        values_out.data(), n, num_segments, begin.data(), end.data(), options,
-                        stream);
+    sort_pairs(nullptr, temp_bytes);
   else
     stage06::sort_keys(nullptr, temp_bytes, keys_in.data(), keys_out.data(), n, num_segments,
                        begin.data(), end.data(), options, stream);
@@ -295,9 +304,7 @@ void expect_segmented_sort(const std::vector<Key>& keys, const Layout& layout,
   temp.fill_bytes(sortlab::kPoisonByte, stream);
   void* scratch = temp.data() + settings.scratch_offset;
   if constexpr (kPairs)
-    stage06::sort_pairs(scratch, temp_bytes, keys_in.data(), keys_out.data(), values_in.data(),
-                        values_out.data(), n, num_segments, begin.data(), end.data(), options,
-                        stream);
+    sort_pairs(scratch, temp_bytes);
   else
     stage06::sort_keys(scratch, temp_bytes, keys_in.data(), keys_out.data(), n, num_segments,
                        begin.data(), end.data(), options, stream);
@@ -398,6 +405,37 @@ TYPED_TEST(Stage06Segmented, EveryBinEdgeKeysAndPairs) {
           expect_segmented_sort<Key, std::uint64_t, true>(keys, layout, options);
         if (::testing::Test::HasFatalFailure()) return;
       }
+  }
+}
+
+// The measurement knob of the bin sweep (sort_pairs_with_min_bin()): every segment that a bin
+// below min_bin would take is sorted by bin min_bin's kernel, padded to its width; for every
+// bin from 1 (pairs of lanes) to the largest tile, on the bin edges of 1 to 257 keys, 512 to
+// 1025, 4096 and one large segment, so that each kernel sorts segments far below its bin (one
+// key in the 4096-key tile), and the lists take more segments than their usual room. Stable
+// pairs, both directions, keys with float specials; u64 keys up to their largest tile (2048).
+TYPED_TEST(Stage06Segmented, EveryBinSortsTheSmallerBinsSegments) {
+  using Key = TypeParam;
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 random(seed ^ 0x5EEDu);
+  const std::vector<std::uint32_t> sizes = {1,  2,  3,    4,    5,   8,   9,    16,  17,  32,
+                                            33, 64, 65,   128,  129, 256, 257,  512, 513, 0,
+                                            1,  1,  1024, 1025, 2,   7,   4096, 3,   0,   5000};
+  const Layout layout = shuffled(from_sizes("bin edges", sizes), random);
+  if (layout.n > max_test_n()) GTEST_SKIP() << layout.n << " items is over SORTLAB_TEST_MAX_N";
+  const auto keys =
+      sortlab::generate_keys<Key>(sortlab::Distribution::kFloatSpecials, layout.n, seed);
+  for (int min_bin = 1; min_bin < stage06::kLargeBin; ++min_bin) {
+    if (!stage06::valid_min_bin(min_bin, sizeof(Key))) continue;
+    for (bool descending : {false, true}) {
+      SCOPED_TRACE(case_label(layout.n, "float specials", seed) + ", min_bin " +
+                   std::to_string(min_bin) + (descending ? " descending" : " ascending"));
+      RunSettings settings;
+      settings.min_bin = min_bin;
+      expect_segmented_sort<Key, std::uint32_t, true>(keys, layout,
+                                                      {0, sortlab::kAllBits, descending}, settings);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
   }
 }
 

@@ -792,6 +792,36 @@ TEST(Stage06Scratch, SizeQueryNeedsNoPointersAndMatchesThePlan) {
   EXPECT_EQ(bytes, 0u);
 }
 
+// The bin sweep's knob (sort_pairs_with_min_bin()): segments of every smaller bin go to min_bin,
+// so its list has room for as many segments as there are (one item each at least), the others
+// keep theirs; empty and large segments keep their bins; only bins of the key's tiles exist.
+TEST(Stage06Scratch, MinBinListHasRoomForEverySmallerSegment) {
+  static_assert(stage06::classify_bin_at_least(1, 4, 9) == 9 &&
+                stage06::classify_bin_at_least(300, 4, 9) == 9 &&
+                stage06::classify_bin_at_least(600, 4, 9) == 10 &&
+                stage06::classify_bin_at_least(0, 4, 9) == stage06::kNoBin &&
+                stage06::classify_bin_at_least(5000, 4, 12) == stage06::kLargeBin &&
+                stage06::classify_bin_at_least(17, 4, 0) == 5);
+  EXPECT_TRUE(stage06::valid_min_bin(12, 4));
+  EXPECT_FALSE(stage06::valid_min_bin(12, 8));  // no 4096-key tile for 8-byte keys
+  EXPECT_FALSE(stage06::valid_min_bin(stage06::kLargeBin, 4));
+  EXPECT_FALSE(stage06::valid_min_bin(-1, 4));
+  const std::size_t n = 1 << 20, segments = 1 << 18;
+  const auto usual = stage06::plan_scratch(n, segments, 4, 4);
+  for (int min_bin = stage06::kFirstWarpBin; min_bin < stage06::kLargeBin; ++min_bin) {
+    const auto raised = stage06::plan_scratch(n, segments, 4, 4, min_bin);
+    for (int l = 0; l < stage06::kNumListBins; ++l) {
+      const int bin = stage06::kFirstWarpBin + l;
+      EXPECT_EQ(raised.list_capacity[l], bin == min_bin ? segments : usual.list_capacity[l])
+          << "min_bin " << min_bin << ", bin " << bin;
+    }
+  }
+  // Small bins have no list: raising to one changes no room.
+  const auto small = stage06::plan_scratch(n, segments, 4, 4, 3);
+  for (int l = 0; l < stage06::kNumListBins; ++l)
+    EXPECT_EQ(small.list_capacity[l], usual.list_capacity[l]);
+}
+
 /// A fake device address: the checks compare addresses and never dereference them.
 template <typename T>
 T* fake(std::uintptr_t address) {
@@ -814,6 +844,23 @@ void expect_error(Call call, const std::string& part) {
 TEST(Stage06Arguments, RejectedBeforeAnyCudaCall) {
   const std::size_t n = 1000, segments = 10;
   std::size_t need = 0;
+  // The bin sweep's knob takes bins of the key's kernels only.
+  for (int min_bin : {-1, stage06::kLargeBin, 99})
+    expect_error(
+        [&] {
+          std::size_t bytes = 0;
+          stage06::sort_pairs_with_min_bin<std::uint32_t, std::uint32_t>(
+              nullptr, bytes, nullptr, nullptr, nullptr, nullptr, n, segments, nullptr, nullptr,
+              min_bin);
+        },
+        "min_bin = " + std::to_string(min_bin));
+  expect_error(
+      [&] {
+        std::size_t bytes = 0;
+        stage06::sort_pairs_with_min_bin<std::uint64_t, std::uint32_t>(
+            nullptr, bytes, nullptr, nullptr, nullptr, nullptr, n, segments, nullptr, nullptr, 12);
+      },
+      "min_bin = 12");
   stage06::sort_pairs<std::uint32_t, std::uint32_t>(nullptr, need, nullptr, nullptr, nullptr,
                                                     nullptr, n, segments, nullptr, nullptr);
   auto* keys_in = fake<const std::uint32_t>(0x1000000);

@@ -704,6 +704,57 @@ class Stage06TableTest(unittest.TestCase):
              rt.DASH, "CUB DeviceSegmentedRadixSort", "1.50×", "50.0"]])
         self.assertIn("‡ The call waits for the host", text)
 
+    def test_bin_sweep_rows_make_a_table_of_their_own(self) -> None:
+        # Made-up sweep rows: 3 keys (bin 2) sorted by bins 2, 3, 4 and 4 keys (bin 2) by bins
+        # 2 and 3, where bin 3 is faster for 3 keys: the table says so; the issue's table is
+        # unchanged by them.
+        document = copy.deepcopy(self.document)
+        before, _ = self.rows()
+
+        def sweep_row(size: int, bin_: int, ms: float) -> Dict[str, Any]:
+            row = copy.deepcopy(row_named(document, "stage06/f32/pairs/seg:8"))
+            name = f"stage06-bins/f32/pairs/seg:{size}/bin:{bin_}/n:1048576/ands:0"
+            row.update(name=name, run_name=name, median_ms=ms, p10_ms=ms, p90_ms=ms)
+            return row
+
+        document["benchmarks"] += [sweep_row(3, 2, 0.3), sweep_row(3, 3, 0.2),
+                                   sweep_row(3, 4, 0.4), sweep_row(4, 2, 0.1),
+                                   sweep_row(4, 3, 0.5)]
+        sections = rt.stage06_sections(stage_data("stage06", document), result_set(self.torch))
+        self.assertEqual(len(sections), 2)
+        self.assertEqual(table_rows(sections[0][1]), before)
+        heading, table = sections[1]
+        self.assertTrue(heading.startswith("Bin sweep: n = 2^20 f32 keys with u32 values"))
+        # segment size | its bin | its bin ms | next bin ms | the bin after ms | fastest bin |
+        # its bin / fastest
+        self.assertEqual(table_rows(table), [
+            ["3", "2", "0.300", "0.200 (bin 3)", "0.400 (bin 4)", "3", "1.50×"],
+            ["4", "2", "0.100", "0.500 (bin 3)", rt.DASH, "2", "1.00×"]])
+
+    def test_sort_rows_rows_make_a_table_against_torch(self) -> None:
+        # Made-up sort_rows rows at seg:8 (0.3 ms: torch's 0.6 is 2x, the pairs' 0.2 is 1.5x
+        # less) and seg:4096 (no torch row): a table after the issue's, which keeps its rows.
+        document = copy.deepcopy(self.document)
+        before, _ = self.rows()
+
+        def rows_row(size: int, ms: float) -> Dict[str, Any]:
+            row = copy.deepcopy(row_named(document, "stage06/f32/pairs/seg:8"))
+            name = f"stage06-rows/f32/pairs/seg:{size}/n:1048576/ands:0"
+            row.update(name=name, run_name=name, median_ms=ms, p10_ms=ms, p90_ms=ms)
+            return row
+
+        document["benchmarks"] += [rows_row(8, 0.3), rows_row(4096, 0.16)]
+        sections = rt.stage06_sections(stage_data("stage06", document), result_set(self.torch))
+        self.assertEqual(len(sections), 2)
+        self.assertEqual(table_rows(sections[0][1]), before)
+        heading, table = sections[1]
+        self.assertEqual(heading, "sort_rows against torch.sort: n = 2^20 f32 values in rows")
+        # row length | rows | sort_rows ms | p10-p90 | torch.sort ms | torch / sort_rows |
+        # stage 06 pairs ms | sort_rows / pairs
+        self.assertEqual(table_rows(table), [
+            ["8", "131,072", "0.300", "0.300–0.300", "0.600", "2.00×", "0.200", "1.50×"],
+            ["4,096", "256", "0.160", "0.160–0.160", rt.DASH, rt.DASH, "0.0800", "2.00×"]])
+
     def test_without_torch_rows_the_torch_cells_are_blank(self) -> None:
         expected_best = [["CUB DeviceSegmentedSort", "2.00×"],
                          ["CUB DeviceSegmentedRadixSort", "0.50×"],
