@@ -1806,7 +1806,8 @@ def stage06_rows_table(results: ResultSet, n: int, key_type: str,
     table += (
         "\n`sort_rows` is `torch.sort(x, dim=-1, stable=True)`'s contract (sorted values and the "
         "int64 column of each, NaN as the largest value): a copy of the keys with every NaN made "
-        "the positive quiet NaN, one segmented pair sort with u64 columns, a gather of the values; "
+        "the positive quiet NaN (floating keys), one segmented pair sort with u32 columns, then the "
+        "columns widened to int64 and the values gathered by them; "
         "on n // S rows of S f32 values, the very rows torch_baseline.py gives torch.sort. "
         "*torch.sort / sort_rows* above 1× = sort_rows is faster; *sort_rows / pairs* is its time "
         "over stage 06's sort of (f32, u32) pairs in the same segments (the issue's table above).\n")
