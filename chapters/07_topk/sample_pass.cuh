@@ -127,6 +127,7 @@ __device__ __forceinline__ std::uint32_t warp_filter_at_or_above(
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     topk_sample_pass_kernel(MultiBlockArrays<T> arrays) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   using Bits = typename SelectKey<T>::Bits;
   static_assert(kSampleWarps == kBlockThreads / 32, "every warp of the block filters");
   __shared__ typename TopkStorage<Bits>::Select storage;

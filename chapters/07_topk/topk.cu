@@ -163,17 +163,14 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
                              : plan.split;
   if (split.warp_per_row) {
     const std::size_t blocks = (num_rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock;
-    topk_warp_rows_kernel<T>
-        <<<static_cast<unsigned>(blocks), kBlockThreads, 0, stream>>>(arrays, num_rows);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(topk_warp_rows_kernel<T>, static_cast<unsigned>(blocks), kBlockThreads, 0,
+                   stream, arrays, num_rows);
     if (options.sorted && k > kMaxWarpSortedK) {
-      topk_sort_rows_kernel<T>
-          <<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
-      SORTLAB_CHECK_LAUNCH();
+      launch_chained(topk_sort_rows_kernel<T>, static_cast<unsigned>(num_rows), kBlockThreads, 0,
+                     stream, arrays);
     } else if (options.sorted && k > 32) {  // the select kernel ordered k <= 32 itself
-      topk_warp_sort_rows_kernel<T>
-          <<<static_cast<unsigned>(blocks), kBlockThreads, 0, stream>>>(arrays, num_rows);
-      SORTLAB_CHECK_LAUNCH();
+      launch_chained(topk_warp_sort_rows_kernel<T>, static_cast<unsigned>(blocks), kBlockThreads, 0,
+                     stream, arrays, num_rows);
     }
     return;
   }
@@ -187,8 +184,8 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
     const bool long_enough =
         options.sample == TopkSample::kOn || row_length >= kOneBlockSampleMinLength;
     arrays.sample = sample_plan(row_length, k, 1, kOneBlockListEntries, sample && long_enough);
-    topk_rows_kernel<T><<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(topk_rows_kernel<T>, static_cast<unsigned>(num_rows), kBlockThreads, 0, stream,
+                   arrays);
     return;
   }
   require(split.blocks_per_row <= plan.split.blocks_per_row,
@@ -222,16 +219,16 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(multi.row_states, 0, num_rows * sizeof(RowState), stream));
   const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
   if (multi.sample.enabled) {
-    topk_sample_pass_kernel<T><<<grid, kBlockThreads, 0, stream>>>(multi);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(topk_sample_pass_kernel<T>, grid, kBlockThreads, 0, stream, multi);
   }
   for (int pass = 0; pass < num_passes<T>(); ++pass) {
-    topk_count_pass_kernel<T><<<grid, kBlockThreads, 0, stream>>>(multi, pass);
-    SORTLAB_CHECK_LAUNCH();
+    launch_chained(topk_count_pass_kernel<T>, grid, kBlockThreads, 0, stream, multi, pass);
   }
-  topk_gather_kernel<T><<<grid, kBlockThreads, 0, stream>>>(multi);
-  SORTLAB_CHECK_LAUNCH();
+  launch_chained(topk_gather_kernel<T>, grid, kBlockThreads, 0, stream, multi);
   if (options.sorted && k > 1) {
+    // A plain launch: chained, its few heavy blocks (one per row) were placed while the gather
+    // still ran, several to an SM, and rows of 2048 answers sorted 10-25% slower at batches of
+    // 16 and 128 (2026-11-27).
     topk_sort_rows_kernel<T><<<static_cast<unsigned>(num_rows), kBlockThreads, 0, stream>>>(arrays);
     SORTLAB_CHECK_LAUNCH();
   }
@@ -264,9 +261,8 @@ void topk_with_int32_indices(void* temp_storage, std::size_t& temp_storage_bytes
   topk<T>(layout.get<unsigned char>(temp_storage, inner_slot), inner_bytes, values_in, num_rows,
           row_length, k, values_out, wide, options, stream);
   const std::size_t blocks = std::min<std::size_t>(divide_up(answers, kBlockThreads), 4096);
-  narrow_indices_kernel<<<static_cast<unsigned>(blocks), kBlockThreads, 0, stream>>>(
-      wide, indices_out, answers);
-  SORTLAB_CHECK_LAUNCH();
+  launch_chained(narrow_indices_kernel, static_cast<unsigned>(blocks), kBlockThreads, 0, stream,
+                 wide, indices_out, answers);
 }
 
 // One instantiation per supported value type, here and only here (compile time).

@@ -30,6 +30,7 @@
 #include "chapters/07_topk/select_key.hpp"
 #include "chapters/07_topk/topk.hpp"
 #include "common/block_scan.cuh"
+#include "common/chained_launch.cuh"
 #include "common/vector_loads.cuh"
 
 namespace sortlab::stage07 {
@@ -802,6 +803,7 @@ __device__ __forceinline__ std::uint32_t sample_into_list(
 /// Launch num_rows blocks of kBlockThreads threads.
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> arrays) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   using Bits = typename SelectKey<T>::Bits;
   __shared__ RowsStorage<T> storage;
   static_assert(sizeof(typename RowsStorage<T>::Work) <= sizeof(AnswerSortStorage<Bits>),
@@ -990,6 +992,7 @@ __device__ __forceinline__ void load_warp_chunk(const T* row, std::uint32_t leng
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads)
     topk_warp_rows_kernel(TopkArrays<T> arrays, std::size_t num_rows) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   using Bits = typename SelectKey<T>::Bits;
   constexpr unsigned kFullWarp = 0xffffffffu;
   constexpr int kDigitsPerLane = kNumDigits / 32;
@@ -1119,6 +1122,7 @@ __global__ void __launch_bounds__(kBlockThreads)
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads)
     topk_warp_sort_rows_kernel(TopkArrays<T> arrays, std::size_t num_rows) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   const std::size_t row_index = std::size_t{blockIdx.x} * kWarpRowsPerBlock + (threadIdx.x >> 5);
   if (row_index >= num_rows) return;  // the whole warp
   const std::uint32_t k = arrays.k;
@@ -1208,6 +1212,7 @@ __device__ __forceinline__ SelectPrefix<typename SelectKey<T>::Bits> fixed_prefi
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     topk_count_pass_kernel(MultiBlockArrays<T> arrays, int pass) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   using Bits = typename SelectKey<T>::Bits;
   // Only the select state: this kernel never sorts, so it does not pay for the sort's storage.
   __shared__ typename TopkStorage<Bits>::Select storage;
@@ -1423,6 +1428,7 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
 /// itself; a block with nothing to write returns at once.
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_gather_kernel(MultiBlockArrays<T> arrays) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   using Bits = typename SelectKey<T>::Bits;
   __shared__ BlockScanStorage<kBlockThreads> scan;
   const auto [slot, row_index, block, begin, end] = block_span(arrays);
@@ -1459,6 +1465,7 @@ __global__ void __launch_bounds__(kBlockThreads) topk_gather_kernel(MultiBlockAr
 /// k > 1.
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) topk_sort_rows_kernel(TopkArrays<T> arrays) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   using Bits = typename SelectKey<T>::Bits;
   __shared__ AnswerSortStorage<Bits> storage;
   const std::size_t row_index = blockIdx.x;
@@ -1472,6 +1479,7 @@ __global__ void __launch_bounds__(kBlockThreads) topk_sort_rows_kernel(TopkArray
 /// Narrows \p count int64 column indices to int32 (they are below 2^31); a grid-stride loop.
 __global__ void __launch_bounds__(kBlockThreads)
     narrow_indices_kernel(const std::int64_t* wide, std::int32_t* narrow, std::size_t count) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   const std::size_t stride = std::size_t{gridDim.x} * kBlockThreads;
   for (std::size_t i = std::size_t{blockIdx.x} * kBlockThreads + threadIdx.x; i < count;
        i += stride)
