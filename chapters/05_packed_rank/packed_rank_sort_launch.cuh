@@ -23,6 +23,7 @@
 #include "common/device_scan.hpp"
 #include "common/errors.hpp"
 #include "common/scratch_layout.hpp"
+#include "common/trace_digit.hpp"
 
 namespace sortlab::stage05 {
 /// The launcher's own helpers: only the files of instances/ include this header, each for one
@@ -181,15 +182,7 @@ void sort_carried_pairs(void* temp_storage, std::size_t& temp_storage_bytes, con
 template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_bits,
                           bool descending) {
-  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits, [&] {
-    return "trace_pass: first_bit = " + std::to_string(first_bit) + " is outside [0, " +
-           std::to_string(KeyTraits<Key>::kNumBits) + ")";
-  });
-  require(num_bits >= 1 && num_bits <= kRadixBits, [&] {
-    return "trace_pass: num_bits = " + std::to_string(num_bits) + " is outside 1.." +
-           std::to_string(kRadixBits);
-  });
-  num_bits = std::min(num_bits, KeyTraits<Key>::kNumBits - first_bit);
+  num_bits = checked_trace_digit_bits<Key>(first_bit, num_bits, kRadixBits);
   const std::size_t n = keys.size();
   require(n <= kMaxSortItems,
           [&] { return "trace_pass: " + std::to_string(n) + " keys is more than 2^30"; });

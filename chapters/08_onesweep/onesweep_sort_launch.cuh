@@ -25,6 +25,7 @@
 #include "common/errors.hpp"
 #include "common/ping_pong_passes.hpp"
 #include "common/scratch_layout.hpp"
+#include "common/trace_digit.hpp"
 
 namespace sortlab::stage08 {
 /// The launcher's own helpers: only the files of instances/ include this header, each for one
@@ -220,15 +221,7 @@ void sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* 
 template <typename Key>
 PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_bits,
                           bool descending) {
-  require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits, [&] {
-    return "trace_pass: first_bit = " + std::to_string(first_bit) + " is outside [0, " +
-           std::to_string(KeyTraits<Key>::kNumBits) + ")";
-  });
-  require(num_bits >= 1 && num_bits <= kRadixBits, [&] {
-    return "trace_pass: num_bits = " + std::to_string(num_bits) + " is outside 1.." +
-           std::to_string(kRadixBits);
-  });
-  num_bits = std::min(num_bits, KeyTraits<Key>::kNumBits - first_bit);
+  num_bits = checked_trace_digit_bits<Key>(first_bit, num_bits, kRadixBits);
   const std::size_t n = keys.size();
   require(n <= chunk_items_for(sizeof(Key)), [&] {
     return "trace_pass: " + std::to_string(n) + " keys is more than one chunk (" +

@@ -13,6 +13,7 @@
 
 #include "common/errors.hpp"
 #include "common/sort_options.hpp"
+#include "common/trace_digit.hpp"
 
 namespace sortlab {
 namespace {
@@ -286,6 +287,22 @@ TEST(Require, BuildsALazyMessageOnlyOnFailure) {
   EXPECT_EQ(built, 0);
   EXPECT_EQ(error_message([&] { require(false, message); }), "built");
   EXPECT_EQ(built, 1);
+}
+
+// Stages 05 and 08's trace_pass check their digit here (common/trace_digit.hpp): the message
+// names the bad value, and a digit past the key's end is cut to it.
+TEST(TraceDigit, BadDigitsNameTheirValueAndWideOnesAreCut) {
+  EXPECT_EQ(checked_trace_digit_bits<std::uint32_t>(0, 8, 8), 8);
+  EXPECT_EQ(checked_trace_digit_bits<std::uint32_t>(28, 8, 8), 4);
+  EXPECT_EQ(checked_trace_digit_bits<std::uint64_t>(60, 6, 7), 4);
+  std::string message = error_message([&] { checked_trace_digit_bits<std::uint32_t>(32, 8, 8); });
+  EXPECT_TRUE(contains(message, "first_bit = 32 is outside [0, 32)")) << message;
+  message = error_message([&] { checked_trace_digit_bits<std::uint16_t>(-1, 8, 8); });
+  EXPECT_TRUE(contains(message, "first_bit = -1 is outside [0, 16)")) << message;
+  message = error_message([&] { checked_trace_digit_bits<std::uint32_t>(0, 9, 8); });
+  EXPECT_TRUE(contains(message, "num_bits = 9 is outside 1..8")) << message;
+  message = error_message([&] { checked_trace_digit_bits<std::uint32_t>(0, 0, 7); });
+  EXPECT_TRUE(contains(message, "num_bits = 0 is outside 1..7")) << message;
 }
 
 }  // namespace
