@@ -18,7 +18,9 @@
 /// kernel of the stream writes or reads, and before any block returns (a grid whose blocks all
 /// returned early would count as finished while its predecessor still runs, and a kernel after
 /// it would stop waiting too soon). Below compute capability 9.0 launch_chained() is a plain
-/// launch and chain_to_previous_kernel() does nothing.
+/// launch and chain_to_previous_kernel() does nothing. So is every launch of a build that lists
+/// an architecture below sm_90 (SORTLAB_CHAINED_LAUNCHES = 0, set by CMakeLists.txt): its kernels
+/// compiled for that architecture have no wait in them, and an H100 can run them (from PTX).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -29,6 +31,12 @@
 #include <utility>
 
 #include "common/errors.hpp"
+
+#ifndef SORTLAB_CHAINED_LAUNCHES
+/// Whether launch_chained() may chain (1) or launches plainly (0): CMakeLists.txt sets it to 1
+/// only when every architecture it builds for is sm_90 or newer; without it, plain launches.
+#define SORTLAB_CHAINED_LAUNCHES 0
+#endif
 
 namespace sortlab {
 
@@ -50,12 +58,13 @@ inline bool device_chains_launches() {
   int device = 0;
   SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
   const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-  if (bit != 0 && (known.load(std::memory_order_relaxed) & bit) != 0)
+  // capable's bit is set before known's (release), and read after it (acquire).
+  if (bit != 0 && (known.load(std::memory_order_acquire) & bit) != 0)
     return (capable.load(std::memory_order_relaxed) & bit) != 0;
   int major = 0;
   SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   if (major >= 9) capable.fetch_or(bit, std::memory_order_relaxed);
-  known.fetch_or(bit, std::memory_order_relaxed);
+  known.fetch_or(bit, std::memory_order_release);
   return major >= 9;
 }
 
@@ -82,7 +91,7 @@ void launch_chained(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_
   chaining[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   chaining[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = chaining;
-  config.numAttrs = device_chains_launches() ? 1 : 0;
+  config.numAttrs = SORTLAB_CHAINED_LAUNCHES && device_chains_launches() ? 1 : 0;
   SORTLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 

@@ -1821,7 +1821,7 @@ def stage06_bin_sweep(results: ResultSet) -> Optional[Tuple[str, str]]:
     """(heading, table) of bench_stage06's bin sweep (entry stage06-bins, variants
     "seg:S/bin:B"): per segment size, its own bin's time and the bigger bins' (each pads the
     segment to its width), the fastest, and the own bin's time over the fastest; None when the
-    JSON has no sweep. One table per n (pairs)."""
+    JSON has no sweep. One table, of the largest n the sweep measured (pairs)."""
     rows_by_n: Dict[int, Dict[int, Dict[int, Result]]] = {}
     for r in results.results:
         if r.entry != STAGE06_BIN_SWEEP:
@@ -1838,7 +1838,7 @@ def stage06_bin_sweep(results: ResultSet) -> Optional[Tuple[str, str]]:
     rows = []
     for size in sorted(rows_by_n[n]):
         by_bin = rows_by_n[n][size]
-        own = min(by_bin)
+        own = max(size - 1, 1).bit_length()  # the segment's own bin: ceil(log2(size))
         cells = [f"{size:,}", str(own)]
         for bin_ in (own, own + 1, own + 2):
             r = by_bin.get(bin_)
@@ -1846,7 +1846,8 @@ def stage06_bin_sweep(results: ResultSet) -> Optional[Tuple[str, str]]:
                          else fmt_ms(r.median_ms) if r else DASH)
         fastest = min(by_bin, key=lambda b: by_bin[b].median_ms)
         cells.append(str(fastest))
-        cells.append(fmt_ratio(by_bin[own].median_ms / by_bin[fastest].median_ms))
+        cells.append(fmt_ratio(by_bin[own].median_ms / by_bin[fastest].median_ms)
+                     if own in by_bin else DASH)
         rows.append(cells)
     table = markdown_table(headers, rows, (True, True, True, True, True, True, True))
     table += (

@@ -717,9 +717,11 @@ class Stage06TableTest(unittest.TestCase):
             row.update(name=name, run_name=name, median_ms=ms, p10_ms=ms, p90_ms=ms)
             return row
 
+        # 16 keys (bin 4) has no row of its own bin (a failed run): its cells say so instead of
+        # taking bin 5 for its own.
         document["benchmarks"] += [sweep_row(3, 2, 0.3), sweep_row(3, 3, 0.2),
                                    sweep_row(3, 4, 0.4), sweep_row(4, 2, 0.1),
-                                   sweep_row(4, 3, 0.5)]
+                                   sweep_row(4, 3, 0.5), sweep_row(16, 5, 0.7)]
         sections = rt.stage06_sections(stage_data("stage06", document), result_set(self.torch))
         self.assertEqual(len(sections), 2)
         self.assertEqual(table_rows(sections[0][1]), before)
@@ -729,7 +731,8 @@ class Stage06TableTest(unittest.TestCase):
         # its bin / fastest
         self.assertEqual(table_rows(table), [
             ["3", "2", "0.300", "0.200 (bin 3)", "0.400 (bin 4)", "3", "1.50×"],
-            ["4", "2", "0.100", "0.500 (bin 3)", rt.DASH, "2", "1.00×"]])
+            ["4", "2", "0.100", "0.500 (bin 3)", rt.DASH, "2", "1.00×"],
+            ["16", "4", rt.DASH, "0.700 (bin 5)", rt.DASH, "5", rt.DASH]])
 
     def test_sort_rows_rows_make_a_table_against_torch(self) -> None:
         # Made-up sort_rows rows at seg:8 (0.3 ms: torch's 0.6 is 2x, the pairs' 0.2 is 1.5x
