@@ -238,12 +238,12 @@ void register_impl(const BenchConfig& config, const std::vector<Variant>& varian
 /// sort_rows() (torch.sort(dim=-1, stable=True)'s semantics: sorted values and int64 columns) on
 /// n / S rows of S f32 values for every equal size S of kSegmentSizes, entry "stage06-rows",
 /// variant "seg:S": the same rows torch_baseline.py gives torch.sort. The harness's u32 values
-/// go unused; the int64 indices go to a buffer of this entry's own, allocated by the scratch
-/// query (never in a timed call).
+/// go unused; the int64 indices go to one buffer that every row length shares, grown by a
+/// scratch query when it is too small (never in a timed call).
 void register_sort_rows(const BenchConfig& config) {
   if (!config.pairs) return;
+  auto indices = std::make_shared<DeviceBuffer<std::int64_t>>();
   for (std::size_t cols : kSegmentSizes) {
-    auto indices = std::make_shared<DeviceBuffer<std::int64_t>>();
     SortEntry entry;
     entry.name = "stage06-rows";
     entry.summary =
@@ -257,8 +257,7 @@ void register_sort_rows(const BenchConfig& config) {
                                  void* keys_out, const std::uint32_t*, std::uint32_t*,
                                  std::size_t n, cudaStream_t stream) {
       const std::size_t rows = n / cols;
-      if (temp == nullptr && indices->size() != rows * cols)
-        *indices = DeviceBuffer<std::int64_t>(rows * cols);
+      if (temp == nullptr && indices->size() < rows * cols) indices->resize(rows * cols);
       stage06::sort_rows(temp, temp_bytes, static_cast<const float*>(keys_in),
                          static_cast<float*>(keys_out), indices->data(), rows, cols, false, stream);
     };
