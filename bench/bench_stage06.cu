@@ -163,6 +163,11 @@ std::vector<Variant> make_variants() {
   return variants;
 }
 
+/// Bytes by the floor of a segmented sort: every key (and value) read once and written once.
+double floor_bytes(std::size_t n, std::size_t key_bytes, std::size_t value_bytes) {
+  return 2.0 * static_cast<double>(n) * static_cast<double>(key_bytes + value_bytes);
+}
+
 /// Which sort an entry runs.
 enum class Impl { kStage06, kCubSegmentedSort, kCubSegmentedRadixSort };
 
@@ -220,10 +225,7 @@ void register_impl(const BenchConfig& config, const std::vector<Variant>& varian
       entry.pairs = pairs;
       entry.variant = variant.name;
       entry.sort = make_call(impl, variant.segments);
-      // Bytes by the floor: every key (and value) read once and written once.
-      entry.bytes = [](std::size_t n, std::size_t kb, std::size_t vb) {
-        return 2.0 * static_cast<double>(n) * static_cast<double>(kb + vb);
-      };
+      entry.bytes = floor_bytes;
       // The results table's "segments" and "segment size" cells.
       entry.extra_counters = [segments = variant.segments](std::size_t n) {
         return segments->counters(n);
@@ -314,9 +316,7 @@ void register_bin_sweep(const BenchConfig& config) {
                                            static_cast<float*>(keys_out), values_in, values_out, n,
                                            segments->count, begin, begin + 1, min_bin, {}, stream);
         };
-        entry.bytes = [](std::size_t n, std::size_t kb, std::size_t vb) {
-          return 2.0 * static_cast<double>(n) * static_cast<double>(kb + vb);
-        };
+        entry.bytes = floor_bytes;
         entry.extra_counters = [segments](std::size_t n) { return segments->counters(n); };
         register_sort(entry, config);
       }

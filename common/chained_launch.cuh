@@ -17,17 +17,16 @@
 /// chain_to_previous_kernel() in every block, before it reads or writes anything that an earlier
 /// kernel of the stream writes or reads, and before any block returns (a grid whose blocks all
 /// returned early would count as finished while its predecessor still runs, and a kernel after
-/// it would stop waiting too soon). Below compute capability 9.0 launch_chained() is a plain
-/// launch and chain_to_previous_kernel() does nothing. So is every launch of a build that lists
-/// an architecture below sm_90 (SORTLAB_CHAINED_LAUNCHES = 0, set by CMakeLists.txt): its kernels
-/// compiled for that architecture have no wait in them, and an H100 can run them (from PTX).
+/// it would stop waiting too soon). A build that lists an architecture below sm_90
+/// (SORTLAB_CHAINED_LAUNCHES = 0, set by CMakeLists.txt) launches plainly, and there
+/// chain_to_previous_kernel() does nothing: kernels compiled for that architecture have no wait
+/// in them, and an H100 can run them (from PTX). A build for sm_90 and newer only has no kernel
+/// image for an older GPU, so it never chains on one.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstddef>
-#include <cstdint>
 #include <utility>
 
 #include "common/errors.hpp"
@@ -49,23 +48,6 @@ __device__ __forceinline__ void chain_to_previous_kernel() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
-}
-
-/// Whether the current device can chain launches (compute capability 9.0 or newer), asked of the
-/// driver once per device.
-inline bool device_chains_launches() {
-  static std::atomic<std::uint64_t> known{0}, capable{0};  // bit d: device d
-  int device = 0;
-  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
-  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-  // capable's bit is set before known's (release), and read after it (acquire).
-  if (bit != 0 && (known.load(std::memory_order_acquire) & bit) != 0)
-    return (capable.load(std::memory_order_relaxed) & bit) != 0;
-  int major = 0;
-  SORTLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major >= 9) capable.fetch_or(bit, std::memory_order_relaxed);
-  known.fetch_or(bit, std::memory_order_release);
-  return major >= 9;
 }
 
 /// Launches \p kernel on \p stream so that it may start while the stream's previous kernel is
@@ -91,7 +73,7 @@ void launch_chained(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_
   chaining[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   chaining[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = chaining;
-  config.numAttrs = SORTLAB_CHAINED_LAUNCHES && device_chains_launches() ? 1 : 0;
+  config.numAttrs = SORTLAB_CHAINED_LAUNCHES ? 1 : 0;
   SORTLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 

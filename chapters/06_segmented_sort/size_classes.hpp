@@ -220,7 +220,7 @@ inline constexpr std::uint32_t kHugeMaxItems = std::uint32_t{1} << 30;
 /// Keys per segment on average from which a sort queues the huge path at all. Its launches (and,
 /// until 2026-11-25, its per-pass scans and a memset of its whole scratch) cost about 0.09 ms
 /// per sort of 2^26 pairs even when no segment turns out huge, since only the device knows the
-/// sizes (since then: its passes + 3 launches, which clear only the rows in use; README; the
+/// sizes (since then: its passes + 5 launches, which clear only the rows in use; README; the
 /// threshold was measured with the earlier path); below
 /// this average the large kernel sorts huge segments too, one block each (correct, slower for
 /// them). Measured on the H100 (2^26 f32/u32 pairs, README): with 64, equal segments of 8 and 32
