@@ -12,12 +12,14 @@
 /// Flags (besides sortlab's sampling flags, bench_config.hpp, and Google Benchmark's own):
 /// `--set=quick|torch|long|rows|llm|all` (default quick: a handful of shapes, well under a
 /// minute), `--sorted=0|1|both` (default both) and
-/// `--schedule=auto|one|multi|warp` (auto: stage 07's rule; the others force a schedule, to
+/// `--schedule=auto|one|multi|warp|cluster` (auto: stage 07's rule; the others force a schedule, to
 /// measure the rule; their names end in `/schedule:one`, `/schedule:multi` or
-/// `/schedule:warp`, and `warp` skips rows longer than kMaxWarpRowLength), `--sample=auto|1|0`
-/// (default auto: TopkSample; 1 and 0 force the sample pass of several blocks per row and the
-/// sample read of one block per row on or off, names ending in `/sample:1` or `/sample:0`).
-/// Counters blocks_per_row and several_blocks say which schedule ran. Example: `bench_stage07
+/// `/schedule:warp`, and `warp` skips rows longer than kMaxWarpRowLength; `cluster` forces one
+/// thread-block cluster per row, `--cluster=N` its blocks, names ending in `/cluster:N`),
+/// `--sample=auto|1|0` (default auto: TopkSample; 1 and 0 force the sample pass of several blocks
+/// per row and the sample read of one block per row on or off, names ending in `/sample:1` or
+/// `/sample:0`). Counters blocks_per_row and several_blocks say which schedule ran. Example:
+/// `bench_stage07
 /// --set=llm --sorted=0`.
 ///
 /// Inputs are uniform in [0, 1) like torch_baseline.py's torch.rand (bf16: the f32 value
@@ -27,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -106,6 +109,8 @@ struct Stage07Flags {
   stage07::TopkSchedule schedule = stage07::TopkSchedule::kAuto;
   /// TopkOptions::sample (--sample=auto|1|0; forced values end the names in /sample:1 or 0)
   stage07::TopkSample sample = stage07::TopkSample::kAuto;
+  /// TopkOptions::cluster_blocks (--cluster=N; nonzero ends the names in /cluster:N)
+  std::size_t cluster_blocks = 0;
 };
 
 /// Takes this program's flags out of argv (before sortlab's and Google Benchmark's parsers see
@@ -130,12 +135,17 @@ Stage07Flags take_flags(int& argc, char** argv) {
       flags.sorted = s != "0";
     } else if (const char* schedule = value_of("--schedule=")) {
       const std::string s = schedule;
-      require(s == "auto" || s == "one" || s == "multi" || s == "warp",
-              "--schedule must be auto, one, multi or warp");
-      flags.schedule = s == "one"     ? stage07::TopkSchedule::kOneBlockPerRow
-                       : s == "multi" ? stage07::TopkSchedule::kBlocksPerRow
-                       : s == "warp"  ? stage07::TopkSchedule::kWarpPerRow
-                                      : stage07::TopkSchedule::kAuto;
+      require(s == "auto" || s == "one" || s == "multi" || s == "warp" || s == "cluster",
+              "--schedule must be auto, one, multi, warp or cluster");
+      flags.schedule = s == "one"       ? stage07::TopkSchedule::kOneBlockPerRow
+                       : s == "multi"   ? stage07::TopkSchedule::kBlocksPerRow
+                       : s == "warp"    ? stage07::TopkSchedule::kWarpPerRow
+                       : s == "cluster" ? stage07::TopkSchedule::kClusterPerRow
+                                        : stage07::TopkSchedule::kAuto;
+    } else if (const char* cluster = value_of("--cluster=")) {
+      flags.cluster_blocks = std::strtoull(cluster, nullptr, 10);
+      require(flags.cluster_blocks >= 1 && flags.cluster_blocks <= stage07::kMaxClusterBlocks,
+              "--cluster must be 1 .. kMaxClusterBlocks");
     } else if (const char* sample = value_of("--sample=")) {
       const std::string s = sample;
       require(s == "auto" || s == "0" || s == "1", "--sample must be auto, 0 or 1");
@@ -277,11 +287,12 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   state.counters["k"] = static_cast<double>(s.k);
   state.counters["rotating_inputs"] = static_cast<double>(slots);
   state.counters["scratch_bytes"] = static_cast<double>(temp_bytes);
-  const stage07::RowSplit split = stage07::select_schedule(
-      s.rows, s.cols, options, stage07::multi_block_target(multiprocessor_count()));
+  const stage07::RowSplit split = stage07::resolve_schedule(
+      s.rows, s.cols, sizeof(T), options, stage07::multi_block_target(multiprocessor_count()));
   state.counters["blocks_per_row"] =
-      static_cast<double>(split.several_blocks ? split.blocks_per_row : 1);
+      static_cast<double>(split.several_blocks || split.cluster_per_row ? split.blocks_per_row : 1);
   state.counters["several_blocks"] = split.several_blocks ? 1.0 : 0.0;
+  state.counters["cluster_per_row"] = split.cluster_per_row ? 1.0 : 0.0;
   state.counters["warp_per_row"] = split.warp_per_row ? 1.0 : 0.0;
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;
@@ -309,6 +320,8 @@ std::string schedule_suffix(const Stage07Flags& flags) {
       return "/schedule:multi";
     case stage07::TopkSchedule::kWarpPerRow:
       return "/schedule:warp";
+    case stage07::TopkSchedule::kClusterPerRow:
+      return "/schedule:cluster";
     default:
       return "";
   }
@@ -340,11 +353,20 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
       options.sorted = sorted;
       options.schedule = flags.schedule;
       options.sample = flags.sample;
-      const std::string name = std::string(sorted ? "stage07-topk/" : "stage07-topk-unsorted/") +
-                               key + "/k:" + std::to_string(s.k) + schedule_suffix(flags) +
-                               (flags.sample == stage07::TopkSample::kOn    ? "/sample:1"
-                                : flags.sample == stage07::TopkSample::kOff ? "/sample:0"
-                                                                            : "");
+      options.cluster_blocks = flags.cluster_blocks;
+      // A forced cluster schedule cannot take rows longer than a cluster holds.
+      if (flags.schedule == stage07::TopkSchedule::kClusterPerRow &&
+          !stage07::cluster_split(s.rows, s.cols, value_bytes, flags.cluster_blocks, 1)
+               .cluster_per_row)
+        continue;
+      const std::string name =
+          std::string(sorted ? "stage07-topk/" : "stage07-topk-unsorted/") + key +
+          "/k:" + std::to_string(s.k) + schedule_suffix(flags) +
+          (flags.cluster_blocks != 0 ? "/cluster:" + std::to_string(flags.cluster_blocks)
+                                     : std::string()) +
+          (flags.sample == stage07::TopkSample::kOn    ? "/sample:1"
+           : flags.sample == stage07::TopkSample::kOff ? "/sample:0"
+                                                       : "");
       register_timed(name, [key, s, options, config, bf16 = run.bf16](benchmark::State& state) {
         if (bf16)
           measure_topk<__nv_bfloat16>(state, key, s, options, config);

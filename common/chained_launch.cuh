@@ -77,4 +77,35 @@ void launch_chained(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_
   SORTLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
+/// launch_chained() for a kernel whose blocks run in thread-block clusters of \p cluster_blocks
+/// (sm_90; the grid a multiple of it): the cluster dimension is a launch attribute, so the
+/// cluster size may differ from call to call. Chained like launch_chained(), with the same rule.
+/// \param kernel the kernel
+/// \param grid blocks (a multiple of \p cluster_blocks)
+/// \param block threads per block
+/// \param shared_bytes dynamic shared memory per block
+/// \param cluster_blocks blocks per cluster
+/// \param stream the stream
+/// \param args the kernel's arguments
+template <typename... Params, typename... Args>
+void launch_chained_in_clusters(void (*kernel)(Params...), unsigned grid, unsigned block,
+                                std::size_t shared_bytes, unsigned cluster_blocks,
+                                cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attributes[2];
+  attributes[0].id = cudaLaunchAttributeClusterDimension;
+  attributes[0].val.clusterDim.x = cluster_blocks;
+  attributes[0].val.clusterDim.y = 1;
+  attributes[0].val.clusterDim.z = 1;
+  attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attributes[1].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attributes;
+  config.numAttrs = SORTLAB_CHAINED_LAUNCHES ? 2 : 1;
+  SORTLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
 }  // namespace sortlab

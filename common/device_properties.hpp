@@ -37,6 +37,20 @@ inline std::size_t l2_cache_bytes() {
 /// it at compile time.
 inline constexpr std::size_t kSharedMemoryPerSm = 228 * 1024;
 
+/// Runs \p set_attribute once per device (the current one), remembered in \p done_devices (bit
+/// d: device d is set up): the kernel attributes below are per device and cost a driver call.
+/// \param done_devices the caller's record, one per attribute and kernel
+/// \param set_attribute sets the attribute on the current device
+template <typename SetAttribute>
+void once_per_device(std::atomic<std::uint64_t>& done_devices, SetAttribute&& set_attribute) {
+  int device = 0;
+  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return;
+  set_attribute();
+  done_devices.fetch_or(bit, std::memory_order_relaxed);
+}
+
 /// Lets \p kKernel take \p kBytes of dynamic shared memory per block on the current device
 /// (cudaFuncAttributeMaxDynamicSharedMemorySize), once per device. Without it a block gets 48
 /// KiB of static and dynamic shared memory together; asking even below that keeps a kernel
@@ -46,15 +60,24 @@ inline constexpr std::size_t kSharedMemoryPerSm = 228 * 1024;
 template <auto kKernel, std::size_t kBytes>
 void allow_dynamic_shared_memory() {
   if constexpr (kBytes > 0) {
-    static std::atomic<std::uint64_t> done_devices{0};  // bit d: device d is set up
-    int device = 0;
-    SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
-    const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-    if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return;
-    SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(kBytes)));
-    done_devices.fetch_or(bit, std::memory_order_relaxed);
+    static std::atomic<std::uint64_t> done_devices{0};
+    once_per_device(done_devices, [] {
+      SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(kBytes)));
+    });
   }
+}
+
+/// Lets \p kKernel run in thread-block clusters of more than 8 blocks (up to 16 on an H100;
+/// cudaFuncAttributeNonPortableClusterSizeAllowed), once per device. A function attribute, like
+/// allow_dynamic_shared_memory().
+template <auto kKernel>
+void allow_non_portable_clusters() {
+  static std::atomic<std::uint64_t> done_devices{0};
+  once_per_device(done_devices, [] {
+    SORTLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  });
 }
 
 }  // namespace sortlab

@@ -51,7 +51,12 @@ class CudaError : public Error {
 /// \param file file of the call
 /// \param line line of the call
 inline void check_cuda(cudaError_t code, const char* call, const char* file, int line) {
-  if (code != cudaSuccess) throw CudaError(call, file, line, code);
+  if (code != cudaSuccess) {
+    // A failed runtime call also leaves its error as the thread's last error; left there, the
+    // next SORTLAB_CHECK_LAUNCH() (cudaGetLastError()) would blame an unrelated launch for it.
+    (void)cudaGetLastError();
+    throw CudaError(call, file, line, code);
+  }
 }
 
 /// Throws sortlab::Error with \p message when \p condition is false.

@@ -186,12 +186,13 @@ if [ -n "$stage_benches" ]; then
   if stage_runs 07; then
     # Stage 07: the quick set (sorted and unsorted, the rule's schedule, a copy of each input as
     # the floor), then the same shapes with each schedule forced (unsorted, no copy rows: the
-    # names would repeat the first run's), then the LLM sampling shapes (below). The forced
+    # names would repeat the first run's; the cluster schedule skips the rows no cluster holds,
+    # one row of 2^28 and 64 x 2^20), then the LLM sampling shapes (below). The forced
     # one-block run of one row of 2^28 takes about 1.4 s per call; under a minute before the
     # LLM shapes.
     say "stage 07: top-k, --set=quick"
     to_json stage07_quick "$stage07" --set=quick --max_time="$max_time" --timing="$timing"
-    for schedule in one multi; do
+    for schedule in one multi cluster; do
       say "stage 07: top-k, --set=quick --schedule=$schedule"
       to_json "stage07_$schedule" "$stage07" --set=quick --sorted=0 --schedule="$schedule" \
         --benchmark_filter='^stage07' --max_time="$max_time" --timing="$timing"
@@ -215,7 +216,7 @@ if [ -n "$stage_benches" ]; then
     # set's table (marked with their run) and takes the floor of the other k of those inputs from
     # the earlier run's copy (marked).
     stage07_jsons=("$out_dir/stage07_quick.json" "$out_dir/stage07_one.json"
-                   "$out_dir/stage07_multi.json")
+                   "$out_dir/stage07_multi.json" "$out_dir/stage07_cluster.json")
     # stage07_set LABEL ARGS...: runs `bench_stage07 ARGS` into $out_dir/stage07_LABEL.json
     # without the rows the JSON of an earlier stage 07 run already has.
     stage07_set() {
@@ -242,7 +243,8 @@ for path in sys.argv[1:]:
     stage07_set long --set=long --sorted=both
     "${merge[@]}" --out "$out_dir/stage07.json" quick="$out_dir/stage07_quick.json" \
       schedule-one="$out_dir/stage07_one.json" schedule-multi="$out_dir/stage07_multi.json" \
-      llm="$out_dir/stage07_llm.json" rows="$out_dir/stage07_rows.json" \
+      schedule-cluster="$out_dir/stage07_cluster.json" llm="$out_dir/stage07_llm.json" \
+      rows="$out_dir/stage07_rows.json" \
       long="$out_dir/stage07_long.json"
   fi
   if stage_runs 06; then stage_args+=(--stage06-json "$out_dir/stage06.json"); fi

@@ -1074,7 +1074,8 @@ TORCH_SEGSORT = "torch-segsort"
 TORCH_SEGSORT_NAME = "torch.sort"
 # bench_stage06's power-law mix of segment sizes, after the equal sizes in stage 06's table.
 STAGE06_POWERLAW = "seg:powerlaw"
-SCHEDULE_NAMES = {"one": "one block per row", "multi": "several blocks per row"}
+SCHEDULE_NAMES = {"one": "one block per row", "multi": "several blocks per row",
+                  "cluster": "one cluster per row"}
 
 # Stage 06's peers, in their columns' order: entry and what it is.
 STAGE06_PEERS = (("cub-segmented-sort", "CUB DeviceSegmentedSort"),
@@ -1559,14 +1560,15 @@ def stage07_set_note(spec: Stage07Set, rows: Sequence[Stage07Row], other_runs: S
 
 
 STAGE07_SCHEDULE_HEADERS = ("rows × cols", "k", "output", "one block per row ms",
-                            "several blocks per row ms", "blocks per row (several)", "faster",
-                            "the rule picks", "its pick is")
+                            "several blocks per row ms", "blocks per row (several)",
+                            "one cluster per row ms", "fastest", "the rule picks", "its pick is")
 
 
 def stage07_schedule_table(data: StageData) -> Optional[str]:
-    """Both forced schedules on the same shapes (rows named /schedule:one, /schedule:multi),
-    and which one the automatic rule picked: the row without a schedule, by its several_blocks
-    and blocks_per_row counters."""
+    """The forced schedules on the same shapes (rows named /schedule:one, /schedule:multi and
+    /schedule:cluster; a run without the cluster rows shows a dash there), and which one the
+    automatic rule picked: the row without a schedule, by its cluster_per_row, several_blocks and
+    blocks_per_row counters."""
     assert data.results is not None
     index = _topk_index(data.results)
     keys: List[Tuple[str, TopkShape]] = []
@@ -1575,35 +1577,43 @@ def stage07_schedule_table(data: StageData) -> Optional[str]:
             keys.append((entry, shape))
     if not keys:
         return None
+    names = {"one": "one", "multi": "several", "cluster": "cluster"}
     rows = []
     for entry, shape in keys:
-        one = index.get((entry, shape, "one"))
-        multi = index.get((entry, shape, "multi"))
+        forced = {name: index.get((entry, shape, name)) for name in names}
         rule = index.get((entry, shape, ""))
-        faster = DASH
-        if one and multi:
-            quicker, slower = (one, multi) if one.median_ms <= multi.median_ms else (multi, one)
-            faster = (f"{'one' if quicker is one else 'several'}, "
-                      f"{fmt_ratio(speed_ratio(slower, quicker))}")
+        timed = [(name, result) for name, result in forced.items() if result is not None]
+        fastest = DASH
+        if len(timed) >= 2:
+            ordered = sorted(timed, key=lambda item: item[1].median_ms)
+            fastest = f"{names[ordered[0][0]]}, {fmt_ratio(speed_ratio(ordered[1][1], ordered[0][1]))}"
         picks, verdict = DASH, DASH
         if rule is not None and "several_blocks" in rule.counters:
+            cluster = rule.counters.get("cluster_per_row", 0.0) >= 0.5
             several = rule.counters["several_blocks"] >= 0.5
             blocks = rule.counters.get("blocks_per_row")
-            picks = (f"several ({blocks:.0f} per row)" if several and blocks is not None
-                     else "several" if several else "one")
-            picked, other = (multi, one) if several else (one, multi)
-            if picked and other:
-                verdict = ("the faster" if picked.median_ms <= other.median_ms else
-                           f"the slower ({fmt_ratio(speed_ratio(picked, other))})")
+            picked_name = "cluster" if cluster else "multi" if several else "one"
+            if (cluster or several) and blocks is not None:
+                picks = f"{names[picked_name]} ({blocks:.0f} per row)"
+            else:
+                picks = names[picked_name]
+            picked = forced.get(picked_name)
+            others = [result for name, result in timed if name != picked_name]
+            if picked and others:
+                best_other = min(others, key=lambda result: result.median_ms)
+                verdict = ("the fastest" if picked.median_ms <= best_other.median_ms else
+                           f"slower ({fmt_ratio(speed_ratio(picked, best_other))})")
+        multi = forced["multi"]
         blocks_multi = multi.counters.get("blocks_per_row") if multi else None
         rows.append([shape.shape + (f" {shape.key_type}" if shape.key_type != "f32" else ""),
                      str(shape.k), "sorted" if entry == STAGE07_SORTED else "unsorted",
-                     fmt_ms(one.median_ms) if one else DASH,
+                     fmt_ms(forced["one"].median_ms) if forced["one"] else DASH,
                      fmt_ms(multi.median_ms) if multi else DASH,
                      f"{blocks_multi:.0f}" if blocks_multi is not None else DASH,
-                     faster, picks, verdict])
+                     fmt_ms(forced["cluster"].median_ms) if forced["cluster"] else DASH,
+                     fastest, picks, verdict])
     return markdown_table(STAGE07_SCHEDULE_HEADERS, rows,
-                          (False, True, False, True, True, True, False, False, False))
+                          (False, True, False, True, True, True, True, False, False, False))
 
 
 # The plot of time against batch, shown after the llm run's tables when it was drawn.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "chapters/07_topk/cluster_rows.cuh"
 #include "chapters/07_topk/sample_pass.cuh"
 #include "chapters/07_topk/topk.hpp"
 #include "chapters/07_topk/topk_kernels.cuh"
@@ -45,11 +46,36 @@ std::size_t multi_block_target(std::size_t multiprocessors) {
   return std::clamp<std::size_t>(kBlocksPerSm * multiprocessors, 1, kMaxTargetBlocks);
 }
 
+bool cluster_schedule_built() {
+  return kClusterKernelBuilt;
+}
+
+RowSplit cluster_split(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
+                       std::size_t requested_blocks, std::size_t target_blocks) {
+  RowSplit split;
+  if (num_rows == 0 || row_length == 0 || value_bytes == 0) return split;
+  constexpr std::size_t kSpanRounding = 64;  // values: 16-byte spans for values of 1 to 8 bytes
+  const std::size_t max_span = kMaxClusterSpanBytes / value_bytes / kSpanRounding * kSpanRounding;
+  const std::size_t fewest = divide_up(row_length, max_span);
+  if (fewest > kMaxClusterBlocks) return split;  // no cluster holds the row
+  std::size_t blocks = requested_blocks;
+  if (blocks == 0)
+    blocks = std::min(kPortableClusterBlocks,
+                      divide_up(std::max<std::size_t>(target_blocks, 1), num_rows));
+  blocks = std::clamp(blocks, fewest, kMaxClusterBlocks);
+  split.cluster_per_row = true;
+  split.blocks_per_row = blocks;
+  split.values_per_block = divide_up(divide_up(row_length, blocks), kSpanRounding) * kSpanRounding;
+  return split;
+}
+
 RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const TopkOptions& options,
                          std::size_t target_blocks) {
   RowSplit one;  // one block per row: the span is the row
   one.values_per_block = row_length;
-  if (options.schedule == TopkSchedule::kOneBlockPerRow || num_rows == 0 || row_length == 0)
+  // A forced cluster schedule needs no scratch: topk() launches it before looking at the split.
+  if (options.schedule == TopkSchedule::kOneBlockPerRow ||
+      options.schedule == TopkSchedule::kClusterPerRow || num_rows == 0 || row_length == 0)
     return one;
   RowSplit per_warp = one;
   per_warp.warp_per_row = true;
@@ -69,6 +95,26 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
   // Enough rows to give every SM two blocks already, or too short a row for two spans.
   if (!forced && (blocks < 2 || 2 * num_rows >= target_blocks)) return one_by_rule;
   return split_by_span(row_length, divide_up(row_length, blocks));
+}
+
+RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
+                          const TopkOptions& options, std::size_t target_blocks) {
+  const RowSplit split = select_schedule(num_rows, row_length, options, target_blocks);
+  const bool cluster_wanted = options.schedule == TopkSchedule::kClusterPerRow ||
+                              (options.schedule == TopkSchedule::kAuto &&
+                               options.values_per_block == 0 && split.several_blocks);
+  if (!cluster_wanted || !cluster_schedule_built()) return split;
+  RowSplit cluster =
+      cluster_split(num_rows, row_length, value_bytes, options.cluster_blocks, target_blocks);
+  if (options.schedule == TopkSchedule::kClusterPerRow)
+    return cluster.cluster_per_row ? cluster : split;
+  // The rule: a single row may spread over the largest cluster to bring its spans down.
+  if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock &&
+      num_rows == 1 && options.cluster_blocks == 0)
+    cluster = cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
+  const bool kept =
+      cluster.cluster_per_row && cluster.values_per_block <= kClusterRuleMaxValuesPerBlock;
+  return kept ? cluster : split;
 }
 
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
@@ -128,6 +174,25 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
            std::to_string(kMaxWarpRowLength) +
            " values, got row_length = " + std::to_string(row_length);
   });
+  const bool cluster_forced = options.schedule == TopkSchedule::kClusterPerRow;
+  require(!cluster_forced || cluster_schedule_built(),
+          "topk: the cluster-per-row schedule needs a build whose every CUDA architecture is sm_90 "
+          "or newer (SORTLAB_CUDA_ARCHITECTURES)");
+  require(options.cluster_blocks <= kMaxClusterBlocks, [&] {
+    return "topk: cluster_blocks = " + std::to_string(options.cluster_blocks) +
+           " exceeds the largest cluster, " + std::to_string(kMaxClusterBlocks) + " blocks";
+  });
+  // Whether a cluster holds the row depends on the row alone (the grid target only adds blocks).
+  require(
+      !cluster_forced || num_rows == 0 || row_length == 0 ||
+          cluster_split(num_rows, row_length, sizeof(T), options.cluster_blocks, kMaxTargetBlocks)
+              .cluster_per_row,
+      [&] {
+        return "topk: a row of " + std::to_string(row_length) + " values of " +
+               std::to_string(sizeof(T)) + " bytes is longer than one cluster holds (" +
+               std::to_string(kMaxClusterBlocks) + " blocks of " +
+               std::to_string(kMaxClusterSpanBytes) + " bytes)";
+      });
   const ScratchPlan plan = plan_scratch(num_rows, row_length, k, sizeof(T), options);
   require(num_rows * plan.split.blocks_per_row <= kMaxRows, [&] {
     return "topk: " + std::to_string(num_rows) + " rows x " +
@@ -157,10 +222,30 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   arrays.sorted = options.sorted;
   // The SM count is asked only when the plan allows a split (a driver query, no sync); the split
   // for this GPU is never larger than the planned one.
-  const RowSplit split = plan.split.several_blocks
-                             ? select_schedule(num_rows, row_length, options,
-                                               multi_block_target(multiprocessor_count()))
+  const RowSplit split = plan.split.several_blocks || cluster_forced
+                             ? resolve_schedule(num_rows, row_length, sizeof(T), options,
+                                                multi_block_target(multiprocessor_count()))
                              : plan.split;
+  // The cluster schedule (resolve_schedule(): forced, or where the rule splits rows and a cluster
+  // holds them): one launch and no scratch (a several-blocks scratch planned above stays unused).
+  if (split.cluster_per_row) {
+    require(num_rows * split.blocks_per_row <= kMaxRows, [&] {
+      return "topk: " + std::to_string(num_rows) + " rows x " +
+             std::to_string(split.blocks_per_row) +
+             " blocks per cluster is more blocks than one grid holds";
+    });
+    allow_dynamic_shared_memory<topk_cluster_rows_kernel<T>,
+                                cluster_shared_bytes(kMaxClusterSpanBytes / sizeof(T),
+                                                     sizeof(T))>();
+    if (split.blocks_per_row > kPortableClusterBlocks)
+      allow_non_portable_clusters<topk_cluster_rows_kernel<T>>();
+    launch_chained_in_clusters(
+        topk_cluster_rows_kernel<T>, static_cast<unsigned>(num_rows * split.blocks_per_row),
+        kBlockThreads, cluster_shared_bytes(split.values_per_block, sizeof(T)),
+        static_cast<unsigned>(split.blocks_per_row), stream, arrays,
+        static_cast<std::uint32_t>(split.values_per_block));
+    return;
+  }
   if (split.warp_per_row) {
     const std::size_t blocks = (num_rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock;
     launch_chained(topk_warp_rows_kernel<T>, static_cast<unsigned>(blocks), kBlockThreads, 0,

@@ -204,6 +204,10 @@ enum class TopkSchedule {
   /// One warp per row, eight rows per block (rows of at most kMaxWarpRowLength values; a
   /// longer row with this schedule is an error).
   kWarpPerRow,
+  /// One thread-block cluster per row (cluster_rows.cuh; sm_90 builds only, rows of at most
+  /// kMaxClusterBlocks x kMaxClusterSpanBytes bytes): the row read once into the cluster's
+  /// shared memory, one launch for the whole call.
+  kClusterPerRow,
 };
 
 /// Whether a call draws a sample of each row for a bound on the k-th value (sample_plan.hpp):
@@ -231,6 +235,9 @@ struct TopkOptions {
   /// Whether the sample pass (several blocks per row) or the sample read (one block per row)
   /// runs, where sample_plan() allows it; the output is the same either way.
   TopkSample sample = TopkSample::kAuto;
+  /// Blocks per cluster of the cluster-per-row schedule, 1 .. kMaxClusterBlocks; 0: the rule's
+  /// (cluster_split()). A row longer than this many blocks hold gets more.
+  std::size_t cluster_blocks = 0;
 };
 
 /// Whether a call of \p input_bytes of input (all rows) runs the sample pass on a device with
@@ -252,7 +259,52 @@ struct RowSplit {
   bool warp_per_row = false;         ///< one warp per row (eight rows per block)
   std::size_t blocks_per_row = 1;    ///< blocks per row (1 for one block per row)
   std::size_t values_per_block = 0;  ///< span of one block (the row length for one block)
+  /// One cluster of `blocks_per_row` blocks per row, each holding `values_per_block` values of
+  /// it in shared memory (cluster_split()).
+  bool cluster_per_row = false;
 };
+
+// ---- The cluster-per-row schedule (cluster_rows.cuh)
+// ---------------------------------------------
+
+/// Most blocks in one row's cluster: 16, the H100's largest (a *non-portable* size: past 8 the
+/// kernel opts in, and a GPU whose clusters stop at 8 fails the launch with an error).
+inline constexpr std::size_t kMaxClusterBlocks = 16;
+/// Most blocks the rule gives a cluster to spread a few rows over the GPU: 8, the size every
+/// sm_90 GPU supports (a row longer than 8 blocks hold still gets more).
+inline constexpr std::size_t kPortableClusterBlocks = 8;
+/// The rule picks one cluster per row (where it would split rows over several blocks) only when
+/// each block holds at most this many values: every value costs each block a few instructions
+/// per pass from shared memory, and with longer spans the several-blocks schedule, which spreads
+/// a row over more blocks, was faster. A single row may take kMaxClusterBlocks blocks to get
+/// there. Measured on the H100 (2026-11-27, sorted, k = 50 and 2048, against several blocks per
+/// row): 32000-value rows at batches 1-128 (4032-6400 values per block) 1.04-1.7x faster, one row
+/// of 128256 or 151936 in 16 blocks (8016 and 9536) 1.15-1.3x; at 256 x 32000 (10688 per block)
+/// and at batches of 16 and more of 128256 values (16064) it was slower or level (README).
+inline constexpr std::size_t kClusterRuleMaxValuesPerBlock = 10240;
+/// Most bytes of a row one block of a cluster holds in shared memory: 96 KiB leaves room for two
+/// such blocks on an SM (228 KiB), besides their static storage.
+inline constexpr std::size_t kMaxClusterSpanBytes = 96 * 1024;
+static_assert(kMaxClusterSpanBytes / 2 < 65536,
+              "a span's answer counts are packed two to a 32-bit word (16 bits each)");
+
+/// Whether this build has the cluster-per-row kernel (every architecture it builds is sm_90 or
+/// newer). Without it, TopkSchedule::kClusterPerRow is an error and the rule never picks it.
+bool cluster_schedule_built();
+
+/// The cluster split of rows of \p row_length values of \p value_bytes bytes: `cluster_per_row`
+/// with `blocks_per_row` blocks of `values_per_block` values each, or a split with
+/// `cluster_per_row = false` when no cluster of kMaxClusterBlocks holds the row. The blocks are
+/// the fewest whose spans of at most kMaxClusterSpanBytes hold the row, raised to
+/// `ceil(target_blocks / num_rows)` (so that a batch of few rows still spreads over the GPU) up
+/// to kPortableClusterBlocks, or \p requested_blocks when nonzero (still raised to the fewest
+/// that hold the row). The span is `ceil(row_length / blocks)` rounded up to a multiple of 64
+/// values (16-byte aligned spans for every type). Pure host arithmetic (CPU-tested). \param
+/// num_rows rows (at least 1) \param row_length values per row (at least 1) \param value_bytes
+/// sizeof(T) \param requested_blocks TopkOptions::cluster_blocks (0: the rule) \param target_blocks
+/// multi_block_target() of the device
+RowSplit cluster_split(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
+                       std::size_t requested_blocks, std::size_t target_blocks);
 
 /// The grid the several-blocks-per-row schedule aims for on a GPU of \p multiprocessors SMs:
 /// kBlocksPerSm per SM, at most kMaxTargetBlocks, at least 1.
@@ -276,6 +328,17 @@ std::size_t multi_block_target(std::size_t multiprocessors);
 /// \param target_blocks multi_block_target() of the device
 RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const TopkOptions& options,
                          std::size_t target_blocks);
+
+/// The schedule topk() runs for values of \p value_bytes bytes: select_schedule(), then, when
+/// the call may use it (forced, or the rule's choice of several blocks per row with no span
+/// given, in a build that has the cluster kernel) and a cluster holds the row, cluster_split()
+/// with TopkOptions::cluster_blocks; the rule (not a forced schedule) keeps it only when its
+/// blocks hold at most kClusterRuleMaxValuesPerBlock values. Pure host arithmetic (the GPU tests
+/// ask which schedule ran). \param num_rows rows \param row_length values per row \param
+/// value_bytes sizeof(T) \param options the schedule options \param target_blocks
+/// multi_block_target() of the device
+RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
+                          const TopkOptions& options, std::size_t target_blocks);
 
 /// Per row: what the passes fixed so far, the arrival ticket of the current pass, which passes
 /// filter into the candidate lists, and how much of the list being written is taken. Written

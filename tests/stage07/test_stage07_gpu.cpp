@@ -79,8 +79,21 @@ std::vector<std::size_t> ks_for(std::size_t length) {
 /// The schedules every case runs: one block per row, several blocks per row with the tests'
 /// span, and, for rows of at most kMaxWarpRowLength values, one warp per row. \p options gives
 /// largest and sorted.
-std::vector<std::pair<std::string, TopkOptions>> every_schedule(TopkOptions options,
-                                                                std::size_t row_length) {
+/// Which schedules a case runs: the three of every build, or (a test of its own, so that a
+/// filter can pick it) the cluster schedule.
+enum class ScheduleSet { kClassic, kCluster };
+
+std::vector<std::pair<std::string, TopkOptions>> every_schedule(
+    TopkOptions options, std::size_t row_length, ScheduleSet set = ScheduleSet::kClassic) {
+  if (set == ScheduleSet::kCluster) {
+    // Four blocks per cluster (more where the row needs them), so even short rows span several
+    // blocks, some of them empty.
+    TopkOptions cluster = options;
+    cluster.schedule = stage07::TopkSchedule::kClusterPerRow;
+    cluster.cluster_blocks = 4;
+    if (!stage07::cluster_schedule_built()) return {};
+    return {{"one cluster per row", cluster}};
+  }
   TopkOptions one = options, several = options, per_warp = options;
   one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
   one.sample = stage07::TopkSample::kOn;  // the sample read, where the plan allows it
@@ -107,9 +120,9 @@ template <typename T>
 std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape, std::size_t k,
                                  const TopkOptions& options, void* temp) {
   const stage07::RowSplit split =
-      stage07::select_schedule(shape.rows, shape.row_length, options,
-                               stage07::multi_block_target(sortlab::multiprocessor_count()));
-  if (!split.several_blocks) return {};
+      stage07::resolve_schedule(shape.rows, shape.row_length, sizeof(T), options,
+                                stage07::multi_block_target(sortlab::multiprocessor_count()));
+  if (!split.several_blocks) return {};  // one block or warp per row, or a cluster
   const stage07::ScratchPlan plan =
       stage07::plan_scratch(shape.rows, shape.row_length, k, sizeof(T), options);
   std::vector<stage07::RowState> states(shape.rows);
@@ -181,11 +194,11 @@ std::string run_and_compare(const std::vector<T>& input, const Shape& shape, std
 /// One direction for one input: sorted (where k allows) and unsorted, each on both schedules.
 template <typename T>
 void check_direction(const std::vector<T>& input, const Shape& shape, std::size_t k, bool largest,
-                     const std::string& label) {
+                     const std::string& label, ScheduleSet set) {
   for (bool sorted : {true, false}) {
     if (sorted && k > stage07::kMaxSortedK) continue;
     for (const auto& [schedule, options] :
-         every_schedule(TopkOptions{largest, sorted}, shape.row_length)) {
+         every_schedule(TopkOptions{largest, sorted}, shape.row_length, set)) {
       SCOPED_TRACE(label + " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
                    (largest ? " largest" : " smallest") + (sorted ? " sorted " : " unsorted ") +
                    schedule);
@@ -199,9 +212,9 @@ void check_direction(const std::vector<T>& input, const Shape& shape, std::size_
 /// on both schedules.
 template <typename T>
 void check_all_options(const std::vector<T>& input, const Shape& shape, std::size_t k,
-                       const std::string& label) {
+                       const std::string& label, ScheduleSet set = ScheduleSet::kClassic) {
   for (bool largest : {true, false}) {
-    check_direction(input, shape, k, largest, label);
+    check_direction(input, shape, k, largest, label, set);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -225,6 +238,23 @@ TYPED_TEST(Stage07Gpu, EveryDistributionShapeAndK) {
       const auto input = sortlab::generate_keys<T>(distribution, n, seed + n);
       for (std::size_t k : ks_for(shape.row_length)) {
         check_all_options(input, shape, k, case_label(n, sortlab::to_string(distribution), seed));
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+}
+
+// The same on the cluster schedule (its own test, so that a filter can select it).
+TYPED_TEST(Stage07Gpu, ClusterEveryDistributionShapeAndK) {
+  using T = TypeParam;
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  const std::uint64_t seed = test_seed();
+  for (const Shape& shape : all_shapes())
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const std::size_t n = shape.rows * shape.row_length;
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + n);
+      for (std::size_t k : ks_for(shape.row_length)) {
+        check_all_options(input, shape, k, case_label(n, sortlab::to_string(distribution), seed),
+                          ScheduleSet::kCluster);
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
@@ -347,7 +377,8 @@ TYPED_TEST(Stage07Gpu, CandidateListJustFitsAndJustOverflows) {
       const auto input = stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed);
       check_direction(
           input, Shape{1, length}, c.k, largest,
-          "edge row high=" + std::to_string(c.high) + " middle=" + std::to_string(c.middle));
+          "edge row high=" + std::to_string(c.high) + " middle=" + std::to_string(c.middle),
+          ScheduleSet::kClassic);
       if (::testing::Test::HasFatalFailure()) return;
     }
   // One block per row's shared list of kOneBlockListEntries = 2048 (rows of 6000 values, under
@@ -360,7 +391,8 @@ TYPED_TEST(Stage07Gpu, CandidateListJustFitsAndJustOverflows) {
       const auto input = stage07::filter_edge_row<T>(6000, c.high, c.middle, largest, seed);
       check_direction(input, Shape{1, 6000}, c.k, largest,
                       "one-block edge row high=" + std::to_string(c.high) +
-                          " middle=" + std::to_string(c.middle));
+                          " middle=" + std::to_string(c.middle),
+                      ScheduleSet::kClassic);
       if (::testing::Test::HasFatalFailure()) return;
     }
   for (bool largest : {true, false}) {
@@ -370,7 +402,7 @@ TYPED_TEST(Stage07Gpu, CandidateListJustFitsAndJustOverflows) {
           stage07::filter_edge_row<T>(length, c.high, c.middle, largest, seed + c.high);
       input.insert(input.end(), row.begin(), row.end());
     }
-    check_direction(input, Shape{3, length}, 5, largest, "three edge rows");
+    check_direction(input, Shape{3, length}, 5, largest, "three edge rows", ScheduleSet::kClassic);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -458,6 +490,43 @@ TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
   EXPECT_GT(failed, 0u);
 }
 
+// The cluster schedule on LLM sampling shapes (vocabularies of 32000 to 151936 logits), with
+// every cluster size from the fewest blocks that hold the row to kMaxClusterBlocks and the
+// rule's; f32 and bf16, uniform and few distinct values (ties across the cluster's blocks).
+TEST(Stage07GpuCluster, LlmShapesEveryClusterSize) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  const std::uint64_t seed = test_seed();
+  const std::vector<Shape> shapes = {{1, 128256}, {3, 151936}, {5, 32000}, {2, 1000}};
+  std::size_t shapes_run = 0;
+  for (const Shape& shape : shapes) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    ++shapes_run;
+    for (sortlab::Distribution distribution :
+         {sortlab::Distribution::kUniform, sortlab::Distribution::kFewDistinct}) {
+      const auto input = sortlab::generate_keys<float>(distribution, n, seed + n);
+      const auto half_input = sortlab::generate_keys<__nv_bfloat16>(distribution, n, seed + n + 1);
+      for (std::size_t k :
+           {std::size_t{1}, std::size_t{50}, std::size_t{1024}, std::size_t{2048}}) {
+        if (k > shape.row_length) continue;
+        for (std::size_t blocks = 0; blocks <= stage07::kMaxClusterBlocks; ++blocks) {
+          TopkOptions options;
+          options.schedule = stage07::TopkSchedule::kClusterPerRow;
+          options.cluster_blocks = blocks;
+          SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
+                       " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
+                       " cluster_blocks=" + std::to_string(blocks));
+          std::string difference = run_and_compare(input, shape, k, options);
+          ASSERT_TRUE(difference.empty()) << "f32: " << difference;
+          difference = run_and_compare(half_input, shape, k, options);
+          ASSERT_TRUE(difference.empty()) << "bf16: " << difference;
+        }
+      }
+    }
+  }
+  if (shapes_run == 0) GTEST_SKIP() << "every shape exceeds SORTLAB_TEST_MAX_N";
+}
+
 // Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several
 // blocks per row with the rule's span, on uniform values and on few distinct ones (many ties
 // spread over every block). Unsorted for k beyond the sort's tile.
@@ -476,9 +545,15 @@ TEST(Stage07GpuLarge, LongRowsEverySchedule) {
         if (k > shape.row_length) continue;
         for (stage07::TopkSchedule schedule :
              {stage07::TopkSchedule::kAuto, stage07::TopkSchedule::kOneBlockPerRow,
-              stage07::TopkSchedule::kBlocksPerRow, stage07::TopkSchedule::kWarpPerRow}) {
+              stage07::TopkSchedule::kBlocksPerRow, stage07::TopkSchedule::kWarpPerRow,
+              stage07::TopkSchedule::kClusterPerRow}) {
           if (schedule == stage07::TopkSchedule::kWarpPerRow &&
               shape.row_length > stage07::kMaxWarpRowLength)
+            continue;
+          if (schedule == stage07::TopkSchedule::kClusterPerRow &&
+              (!stage07::cluster_schedule_built() ||
+               !stage07::cluster_split(shape.rows, shape.row_length, sizeof(float), 0, 528)
+                    .cluster_per_row))
             continue;
           TopkOptions options;
           options.sorted = k <= stage07::kMaxSortedK;
@@ -691,11 +766,13 @@ void capture_and_replay(const TopkOptions& options) {
 // schedules (several blocks per row: the memset of the tickets, the passes, the gather and the
 // sort are all in the graph, and the replays reuse the scratch the previous one left).
 TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
-  for (const auto& [schedule, schedule_options] : every_schedule(TopkOptions{true, true}, 1000)) {
-    SCOPED_TRACE(schedule);
-    capture_and_replay(schedule_options);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
+  for (ScheduleSet set : {ScheduleSet::kClassic, ScheduleSet::kCluster})
+    for (const auto& [schedule, schedule_options] :
+         every_schedule(TopkOptions{true, true}, 1000, set)) {
+      SCOPED_TRACE(schedule);
+      capture_and_replay(schedule_options);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
 }
 
 }  // namespace

@@ -887,6 +887,132 @@ TEST(Stage07Schedule, TooManyBlocksIsAnError) {
       "more blocks than one grid holds");
 }
 
+// The cluster split: the fewest blocks whose spans hold the row, raised toward the grid target
+// up to kPortableClusterBlocks; spans in whole 64-value steps; rows no cluster holds are refused.
+TEST(Stage07Schedule, ClusterSplitOnAnH100) {
+  const auto split = [](std::size_t rows, std::size_t length, std::size_t bytes,
+                        std::size_t requested = 0) {
+    return stage07::cluster_split(rows, length, bytes, requested, 528);
+  };
+  // LLM shapes: one row of 128256 f32 gets 8 blocks of 16064 values (62.75 KiB each).
+  auto s = split(1, 128256, 4);
+  EXPECT_TRUE(s.cluster_per_row);
+  EXPECT_EQ(s.blocks_per_row, 8u);
+  EXPECT_EQ(s.values_per_block, 16064u);
+  // 256 rows: the grid target asks for 3 blocks per row, and 3 hold 32000 f32.
+  s = split(256, 32000, 4);
+  EXPECT_EQ(s.blocks_per_row, 3u);
+  EXPECT_EQ(s.values_per_block, 10688u);
+  // ... but a row of 151936 f32 (593.5 KiB) needs 7 blocks of at most 96 KiB.
+  s = split(256, 151936, 4);
+  EXPECT_EQ(s.blocks_per_row, 7u);
+  EXPECT_EQ(s.values_per_block, 21760u);
+  EXPECT_LE(s.values_per_block * 4, stage07::kMaxClusterSpanBytes);
+  EXPECT_GE(s.values_per_block * s.blocks_per_row, 151936u);
+  // 2048 rows: one block per row holds 16384 f32.
+  s = split(2048, 16384, 4);
+  EXPECT_EQ(s.blocks_per_row, 1u);
+  EXPECT_EQ(s.values_per_block, 16384u);
+  // A requested size is kept when it holds the row, raised when it does not.
+  EXPECT_EQ(split(1, 128256, 4, 2).blocks_per_row, 6u);
+  EXPECT_EQ(split(1, 1000, 4, 4).blocks_per_row, 4u);
+  EXPECT_EQ(split(1, 1000, 4, 4).values_per_block, 256u);
+  EXPECT_EQ(split(1, 1, 8, 4).values_per_block, 64u);
+  // The longest rows a cluster holds: 8 x 96 KiB.
+  const std::size_t longest_f32 = stage07::kMaxClusterBlocks * stage07::kMaxClusterSpanBytes / 4;
+  EXPECT_TRUE(split(1, longest_f32, 4).cluster_per_row);
+  EXPECT_FALSE(split(1, longest_f32 + 1, 4).cluster_per_row);
+  EXPECT_FALSE(split(1, longest_f32, 8).cluster_per_row);
+  EXPECT_TRUE(split(1, 2 * longest_f32, 2).cluster_per_row);
+  EXPECT_FALSE(split(0, 100, 4).cluster_per_row);
+  EXPECT_FALSE(split(1, 0, 4).cluster_per_row);
+  // Every split's spans hold the row, are 16-byte multiples, and fit the span bytes.
+  for (std::size_t length : {1u, 63u, 64u, 65u, 4097u, 32000u, 100003u, 196608u})
+    for (std::size_t bytes : {2u, 4u, 8u})
+      for (std::size_t rows : {1u, 7u, 300u}) {
+        const auto c = split(rows, length, bytes);
+        if (!c.cluster_per_row) continue;
+        EXPECT_GE(c.values_per_block * c.blocks_per_row, length);
+        EXPECT_EQ(c.values_per_block * bytes % 16, 0u);
+        EXPECT_LE(c.values_per_block * bytes, stage07::kMaxClusterSpanBytes);
+        EXPECT_LE(c.blocks_per_row, stage07::kMaxClusterBlocks);
+      }
+}
+
+// Which schedule runs: the rule keeps the cluster only where its blocks hold at most
+// kClusterRuleMaxValuesPerBlock values (LLM vocabularies of 32000 at batches up to 128, single
+// rows of up to 151936 in 16 blocks, not batches of 128256); a forced cluster schedule runs
+// whenever a cluster holds the row.
+TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
+  const auto resolve = [](std::size_t rows, std::size_t length, std::size_t bytes,
+                          stage07::TopkSchedule schedule = stage07::TopkSchedule::kAuto) {
+    TopkOptions options;
+    options.schedule = schedule;
+    return stage07::resolve_schedule(rows, length, bytes, options, 528);
+  };
+  if (!stage07::cluster_schedule_built()) {
+    EXPECT_FALSE(resolve(1, 32000, 4).cluster_per_row);
+    return;
+  }
+  auto s = resolve(1, 32000, 4);
+  EXPECT_TRUE(s.cluster_per_row);
+  EXPECT_EQ(s.blocks_per_row, 8u);
+  EXPECT_EQ(s.values_per_block, 4032u);
+  s = resolve(128, 32000, 4);
+  EXPECT_TRUE(s.cluster_per_row);
+  EXPECT_EQ(s.blocks_per_row, 5u);
+  EXPECT_EQ(s.values_per_block, 6400u);
+  EXPECT_FALSE(resolve(256, 32000, 4).cluster_per_row);  // 3 blocks of 10688
+  EXPECT_TRUE(resolve(256, 32000, 4).several_blocks);
+  EXPECT_FALSE(resolve(16, 128256, 4).cluster_per_row);  // 8 blocks of 16064
+  EXPECT_TRUE(resolve(16, 128256, 4).several_blocks);
+  // One row spreads over 16 blocks: 8016 values each for 128256, 9536 for 151936.
+  s = resolve(1, 128256, 4);
+  EXPECT_TRUE(s.cluster_per_row);
+  EXPECT_EQ(s.blocks_per_row, 16u);
+  EXPECT_EQ(s.values_per_block, 8064u);
+  EXPECT_TRUE(resolve(1, 151936, 2).cluster_per_row);
+  EXPECT_FALSE(resolve(1, 200000, 4).cluster_per_row);  // 12544 per block: several blocks
+  s = resolve(1, 128256, 4, stage07::TopkSchedule::kClusterPerRow);  // forced: the 8 blocks
+  EXPECT_TRUE(s.cluster_per_row);
+  EXPECT_EQ(s.blocks_per_row, 8u);
+  // One block per row stays (the rule never splits 4096 rows of 32768).
+  EXPECT_FALSE(resolve(4096, 32768, 4).cluster_per_row);
+  EXPECT_FALSE(resolve(4096, 32768, 4).several_blocks);
+  // A forced span keeps the several-blocks schedule.
+  TopkOptions span;
+  span.values_per_block = 512;
+  EXPECT_FALSE(stage07::resolve_schedule(1, 32000, 4, span, 528).cluster_per_row);
+}
+
+// A forced cluster schedule refuses what it cannot run, before any CUDA call; it needs no
+// scratch (everything lives in the cluster's shared memory).
+TEST(Stage07Schedule, ClusterScheduleErrorsAndScratch) {
+  TopkOptions cluster;
+  cluster.schedule = stage07::TopkSchedule::kClusterPerRow;
+  std::size_t bytes = 0;
+  if (!stage07::cluster_schedule_built()) {
+    expect_error(
+        [&] {
+          stage07::topk<float>(nullptr, bytes, nullptr, 1, 1000, 1, nullptr, nullptr, cluster);
+        },
+        "sm_90");
+    return;
+  }
+  stage07::topk<float>(nullptr, bytes, nullptr, 4, 100000, 50, nullptr, nullptr, cluster);
+  EXPECT_EQ(bytes, 1u);
+  const std::size_t too_long = stage07::kMaxClusterBlocks * stage07::kMaxClusterSpanBytes / 4 + 1;
+  expect_error(
+      [&] {
+        stage07::topk<float>(nullptr, bytes, nullptr, 1, too_long, 1, nullptr, nullptr, cluster);
+      },
+      "longer than one cluster holds");
+  cluster.cluster_blocks = stage07::kMaxClusterBlocks + 1;
+  expect_error(
+      [&] { stage07::topk<float>(nullptr, bytes, nullptr, 1, 1000, 1, nullptr, nullptr, cluster); },
+      "exceeds the largest cluster");
+}
+
 // ---- Ties, NaN and infinities by hand ---------------------------------------------------------
 
 TEST(Stage07Model, TiesAtTheKthValueTakeTheLowestColumns) {

@@ -252,12 +252,37 @@ class Stage07TableTest(unittest.TestCase):
             row = rows[rt.TopkShape("f32", r, c, k).shape]
             self.assertEqual(row[2], "unsorted")
             self.assertEqual(row[3:5], [rt.fmt_ms(one["median_ms"]), rt.fmt_ms(multi["median_ms"])])
-            self.assertTrue(row[6].startswith("one" if one["median_ms"] <= multi["median_ms"]
+            self.assertEqual(row[6], rt.DASH)  # this run forced no cluster schedule
+            self.assertTrue(row[7].startswith("one" if one["median_ms"] <= multi["median_ms"]
                                               else "several"))
-            self.assertTrue(row[7].startswith("several" if rule["several_blocks"] else "one"))
+            self.assertTrue(row[8].startswith("several" if rule["several_blocks"] else "one"))
         # On 4096 rows of 32768 the rule keeps one block per row, and the forced several-blocks
         # schedule (one block per row through the blocked kernels) was faster in this run.
-        self.assertEqual(rows["4096 × 32768"][7:], ["one", "the slower (1.12×)"])
+        self.assertEqual(rows["4096 × 32768"][8:], ["one", "slower (1.12×)"])
+
+    def test_schedule_table_shows_the_cluster_schedule(self) -> None:
+        # The committed run, plus a forced cluster row and a rule's row that picked the cluster.
+        document = copy.deepcopy(self.document)
+        variant = "rows:1/cols:128256/k:2048"
+        multi = row_named(document, f"stage07-topk-unsorted/f32/{variant}/schedule:multi")
+        cluster = copy.deepcopy(multi)
+        cluster["name"] = multi["name"].replace("/schedule:multi", "/schedule:cluster")
+        cluster["run_name"] = cluster["name"]
+        cluster["median_ms"] = multi["median_ms"] / 2
+        cluster["cluster_per_row"] = 1.0
+        cluster["several_blocks"] = 0.0
+        cluster["blocks_per_row"] = 16.0
+        document["benchmarks"].append(cluster)
+        rule = row_named(document, f"stage07-topk-unsorted/f32/{variant}")
+        rule["cluster_per_row"] = 1.0
+        rule["several_blocks"] = 0.0
+        rule["blocks_per_row"] = 16.0
+        table = rt.stage07_schedule_table(stage_data("stage07", document))
+        assert table is not None
+        row = {r[0]: r for r in table_rows(table)}["1 × 128256"]
+        self.assertEqual(row[6], rt.fmt_ms(multi["median_ms"] / 2))
+        self.assertEqual(row[7], "cluster, 2.00×")
+        self.assertEqual(row[8:], ["cluster (16 per row)", "the fastest"])
 
     def test_no_schedule_rows_no_schedule_table(self) -> None:
         document = copy.deepcopy(self.document)

@@ -1,0 +1,361 @@
+/// \file
+/// \brief Stage 07's fourth schedule: one thread-block cluster per row (Hopper), the row read
+/// once into the cluster's shared memory and every pass counted there.
+///
+/// The several-blocks-per-row schedule pays, per call, a memset of its row states and one launch
+/// per digit pass, the gather and the sort, and its blocks meet through global memory (counts,
+/// tickets, the last block's choice). On an LLM sampling shape (one row of 128256 logits) those
+/// fixed costs are the whole time: 0.04-0.05 ms where reading the row takes 2 us. A cluster (up to
+/// 8 blocks that the hardware runs at once, on the SMs of one GPC, and that can read each other's
+/// shared memory: *distributed shared memory*) lets one launch do it all:
+///
+/// - **load**: block b of the row's cluster copies its span (columns b x span ..) into its own
+///   shared memory, with 16-byte asynchronous copies; the row is read from memory once.
+/// - per digit pass, **count**: every block counts its span's candidates into 256 counters (one
+///   copy per lane, so equal digits in a warp never queue on one counter), **cluster barrier**,
+///   then thread t of *every* block sums digit 255 - t over the cluster's blocks (remote
+///   shared-memory loads) and runs the same **choose digit** scan. Every block sees the same
+///   sums, so every block fixes the same digit: nothing is sent back. The summed counters
+///   alternate between two copies, so the next pass can count while a slow block still reads.
+/// - **gather**: each warp counts the values of its part of the span (a contiguous eighth) beyond
+///   the k-th value and equal to it, a cluster barrier, and each warp adds the counts of the
+///   blocks and warps before it (column order) to know where its answers go; then it walks its
+///   part 32 values at a time, ranking its answers with two ballots, so the output is the other
+///   schedules' element for element and no block barrier is needed per step.
+/// - **sort** (sorted output): one more cluster barrier (every block's answers are written), and
+///   block 0 orders the k answers with the answer sort of the other schedules.
+///
+/// A block must not exit while another block of its cluster may still read its shared memory:
+/// every remote read happens before the last cluster barrier, which every block passes.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "chapters/07_topk/topk_kernels.cuh"
+
+namespace sortlab::stage07 {
+
+/// Whether this build has the cluster kernel: clusters need sm_90, and the kernel's body is
+/// compiled only when every architecture of the build is sm_90 or newer, the condition under
+/// which CMakeLists.txt also sets SORTLAB_CHAINED_LAUNCHES (a build with an older architecture
+/// could run that architecture's image, without the body, on an H100).
+inline constexpr bool kClusterKernelBuilt = SORTLAB_CHAINED_LAUNCHES != 0;
+
+/// Copies of the 256 digit counters a block counts a pass into: one per lane, so that the lanes
+/// of a warp never add to the same counter at once. With one shared copy, the lanes whose values
+/// share a digit are serialised on its counter (on uniform [0, 1) floats half the values share
+/// the top digit); with a copy per lane, two lanes always touch different words.
+inline constexpr int kLaneCounterCopies = 32;
+/// Words from one digit's counters to the next: 33, not 32, so that the 32 counters a warp adds
+/// to (one digit each) and the 32 copies a thread sums (one digit) fall in different banks.
+inline constexpr int kLaneCounterStride = kLaneCounterCopies + 1;
+/// Bytes of the lane counters (the start of the kernel's dynamic shared memory).
+inline constexpr std::size_t kLaneCounterBytes =
+    std::size_t{kNumDigits} * kLaneCounterStride * sizeof(std::uint32_t);
+
+/// A block's candidate list holds a quarter of its span: from the first pass whose kept entries
+/// (the block's values beyond the k-th value found so far plus its candidates of the new prefix,
+/// known exactly from its own counts) fit, that pass copies them there while counting, and the
+/// later passes and the gather read the list instead of the span.
+inline constexpr std::uint32_t kClusterListDivisor = 4;
+
+/// Entries of the candidate list of a block with spans of \p span values.
+/// \param span values per block (a multiple of 64)
+constexpr std::size_t cluster_list_capacity(std::size_t span) {
+  return span / kClusterListDivisor;
+}
+
+/// Bytes of the part of the dynamic shared memory that holds either the lane counters (passes that
+/// count the span) or the candidate list (its columns, then its values: passes after the one that
+/// filtered, and the gather). The two are never live at once: the pass that filters counts into
+/// the single copy of the counters the other blocks read, and no later pass counts the span.
+/// \param span values per block (a multiple of 64)
+/// \param value_bytes sizeof(T)
+constexpr std::size_t cluster_work_bytes(std::size_t span, std::size_t value_bytes) {
+  const std::size_t list_bytes =
+      cluster_list_capacity(span) * (sizeof(std::uint32_t) + value_bytes);
+  return list_bytes > kLaneCounterBytes ? list_bytes : kLaneCounterBytes;
+}
+
+/// Dynamic shared memory of a launch of the cluster kernel with spans of \p span values of
+/// \p value_bytes bytes: the lane counters or the candidate list (cluster_work_bytes()), then
+/// the span (every part a multiple of 16 bytes long, the span a multiple of 64 values).
+/// \param span values per block
+/// \param value_bytes sizeof(T)
+constexpr std::size_t cluster_shared_bytes(std::size_t span, std::size_t value_bytes) {
+  // 16 more bytes: the span is placed so that it has the row's alignment modulo 16 (a row need
+  // not start on a 16-byte boundary), and the 16-byte copies then line up on both sides.
+  return cluster_work_bytes(span, value_bytes) + span * value_bytes + 16;
+}
+
+/// Copies `row[0, size)` into the shared \p span (all threads call it; the caller waits with a
+/// barrier). \p span has the same address modulo 16 as \p row, so the whole 16-byte words in
+/// between go with `cp.async.cg` (no register holds them, and every thread has all its copies in
+/// flight at once); the few values before the first word and after the last are copied one by
+/// one.
+template <typename T>
+__device__ __forceinline__ void copy_span_to_shared(const T* row, std::uint32_t size, T* span) {
+  constexpr std::uint32_t kPerWord = sizeof(uint4) / sizeof(T);
+  const auto address = reinterpret_cast<std::uintptr_t>(row);
+  std::uint32_t head = static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) %
+                                                  sizeof(uint4) / sizeof(T));
+  head = head < size ? head : size;
+  if (threadIdx.x < head) span[threadIdx.x] = row[threadIdx.x];
+  const std::uint32_t words = (size - head) / kPerWord;
+  const uint4* source = reinterpret_cast<const uint4*>(row + head);
+  const auto target = static_cast<std::uint32_t>(__cvta_generic_to_shared(span + head));
+  for (std::uint32_t w = threadIdx.x; w < words; w += kBlockThreads) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                     target + w * static_cast<std::uint32_t>(sizeof(uint4))),
+                 "l"(source + w)
+                 : "memory");
+  }
+  const std::uint32_t tail = head + words * kPerWord + threadIdx.x;
+  if (tail < size) span[tail] = row[tail];
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+/// Phase **count** of the cluster kernel (all threads call it): the digit at \p shift of every
+/// value of the shared `span[0, size)` that matches \p prefix, into this lane's copy of the
+/// counters (\p lane_counters, zeroed by the caller), then summed over the copies into
+/// `counts[digit]`. Ends with the sums written (not yet visible: the caller's barrier follows).
+template <typename T>
+__device__ __forceinline__ void count_span_digits(const T* span, std::uint32_t size,
+                                                  SelectPrefix<typename SelectKey<T>::Bits> prefix,
+                                                  int shift, bool largest,
+                                                  std::uint32_t* lane_counters,
+                                                  std::uint32_t* counts) {
+  std::uint32_t* mine = lane_counters + (threadIdx.x & 31u);
+  block_for_each_value<kBlockThreads, 2>(span, size, [&](const T& value) {
+    const typename SelectKey<T>::Bits bits = SelectKey<T>::bits(value, largest);
+    if (prefix.matches(bits)) atomicAdd(mine + digit_at(bits, shift) * kLaneCounterStride, 1u);
+  });
+  __syncthreads();  // every copy is complete
+  const std::uint32_t* copies = lane_counters + threadIdx.x * kLaneCounterStride;
+  std::uint32_t sum = 0;
+#pragma unroll 8
+  for (int lane = 0; lane < kLaneCounterCopies; ++lane) sum += copies[lane];
+  counts[threadIdx.x] = sum;
+}
+
+/// Warps of a block of the cluster kernel; each owns one contiguous part of the span in the
+/// gather.
+inline constexpr int kClusterWarps = kBlockThreads / 32;
+
+/// The part of a source of \p size entries that warp \p warp gathers: whole steps of 32
+/// entries, the warps in column order.
+struct WarpPart {
+  std::uint32_t begin;  ///< first entry
+  std::uint32_t end;    ///< one past the last
+};
+/// Warp \p warp's part of a source of \p size entries.
+__device__ __forceinline__ WarpPart warp_part(std::uint32_t size, std::uint32_t warp) {
+  const std::uint32_t step = (size + 32u * kClusterWarps - 1) / (32u * kClusterWarps) * 32u;
+  const std::uint32_t begin = warp * step < size ? warp * step : size;
+  return {begin, size - begin < step ? size : begin + step};
+}
+
+/// Shared memory of the cluster kernel besides the lane counters and the span: the select state
+/// (and, in block 0, the answer sort's storage in the same bytes), the counters the other blocks
+/// read, and the answer counts of the warps and the span.
+template <typename Bits>
+struct ClusterStorage {
+  TopkStorage<Bits> topk;  ///< select and gather state, then the answer sort
+  /// This block's digit counts of pass p in copy p % 2 (read by every block of the cluster).
+  std::uint32_t pass_counts[2][kNumDigits];
+  std::uint32_t warp_beyond[kClusterWarps];  ///< each warp's part: values beyond the k-th
+  std::uint32_t warp_equal[kClusterWarps];   ///< ... and equal to it
+  /// Values of this block's span found beyond the k-th value by the passes so far.
+  std::uint32_t beyond_so_far;
+  /// Values of this block's span beyond the k-th value (low 16 bits) and equal to it (high 16
+  /// bits), read by the blocks after it.
+  std::uint32_t span_answers;
+};
+
+/// Whether the largest launch for values of \p value_bytes bytes (spans of kMaxClusterSpanBytes)
+/// fits the 227 KiB of shared memory a block may have on an sm_90 GPU, with \p static_bytes of
+/// static shared memory.
+constexpr bool cluster_launch_fits(std::size_t value_bytes, std::size_t static_bytes) {
+  return cluster_shared_bytes(kMaxClusterSpanBytes / value_bytes, value_bytes) + static_bytes <=
+         227 * 1024;
+}
+
+/// One cluster of `cluster_blocks` blocks per row (the launch's cluster dimension; the grid is
+/// num_rows x cluster_blocks blocks, kBlockThreads threads each, and
+/// `cluster_shared_bytes(span, sizeof(T))` bytes of dynamic shared memory): load, per pass count
+/// and choose the digit across the cluster, gather, and block 0 sorts (module comment above).
+/// \p span values per block, a multiple of 16 / sizeof(T), less than 65536.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads)
+    topk_cluster_rows_kernel(TopkArrays<T> arrays, std::uint32_t span) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Bits = typename SelectKey<T>::Bits;
+  namespace cg = cooperative_groups;
+  __shared__ ClusterStorage<Bits> storage;
+  static_assert(cluster_launch_fits(sizeof(T), sizeof(ClusterStorage<Bits>)),
+                "the largest span, its list and the static storage fit one block's shared memory");
+  extern __shared__ __align__(16) unsigned char dynamic_shared[];
+  typename TopkStorage<Bits>::Select& select = storage.topk.select;
+  cg::cluster_group cluster = cg::this_cluster();
+  const std::uint32_t rank = cluster.block_rank();
+  const std::uint32_t blocks = cluster.num_blocks();
+  const std::size_t row_index = blockIdx.x / blocks;
+  const T* row = arrays.values_in + row_index * arrays.row_length;
+  const std::uint32_t first = rank * span < arrays.row_length ? rank * span : arrays.row_length;
+  const std::uint32_t size = arrays.row_length - first < span ? arrays.row_length - first : span;
+  // Dynamic shared memory (cluster_shared_bytes()): the lane counters or the list (the same
+  // bytes), then the span at the row's alignment modulo 16.
+  std::uint32_t* lane_counters = reinterpret_cast<std::uint32_t*>(dynamic_shared);
+  const std::uint32_t capacity = static_cast<std::uint32_t>(cluster_list_capacity(span));
+  std::uint32_t* list_columns = reinterpret_cast<std::uint32_t*>(dynamic_shared);
+  T* list_values = reinterpret_cast<T*>(list_columns + capacity);
+  T* values = reinterpret_cast<T*>(dynamic_shared + cluster_work_bytes(span, sizeof(T)) +
+                                   reinterpret_cast<std::uintptr_t>(row + first) % sizeof(uint4));
+
+  // Phase **load**.
+  copy_span_to_shared(row + first, size, values);
+  if (threadIdx.x == 0) {
+    select.desired = 0;
+    select.mask = 0;
+    select.k_left = arrays.k;
+    storage.beyond_so_far = 0;
+  }
+
+  // Phases **count** (and **filter**) and **choose digit**, pass by pass, over the whole cluster.
+  bool listed = false;  // the list holds every entry the later passes need (block-uniform)
+  std::uint32_t list_size = 0;
+#pragma unroll 1
+  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+    const int shift = digit_shift<T>(pass);
+    // Copy pass % 2 was last read, by every block, before the cluster barrier of pass - 1.
+    std::uint32_t* counts = storage.pass_counts[pass & 1];
+    counts[threadIdx.x] = 0;
+    if (!listed)
+      for (std::uint32_t i = threadIdx.x; i < kNumDigits * kLaneCounterStride; i += kBlockThreads)
+        lane_counters[i] = 0;
+    __syncthreads();  // counters zeroed, the span loaded, the prefix of the previous pass visible
+    SelectPrefix<Bits> prefix;
+    prefix.desired = select.desired;
+    prefix.mask = select.mask;
+    bool filter = false;
+    if (pass > 0 && !listed) {
+      // This block's values beyond the k-th value gained by the previous pass: its own counts
+      // of the digits above the chosen one (a warp sum each, then one shared add per warp).
+      const std::uint32_t chosen = digit_at(prefix.desired, digit_shift<T>(pass - 1));
+      const std::uint32_t* previous = storage.pass_counts[(pass - 1) & 1];
+      const std::uint32_t gained =
+          __reduce_add_sync(0xffffffffu, threadIdx.x > chosen ? previous[threadIdx.x] : 0u);
+      if ((threadIdx.x & 31u) == 0 && gained != 0) atomicAdd(&storage.beyond_so_far, gained);
+      __syncthreads();
+      // Exactly the entries the filter keeps: the beyond values and the new prefix's candidates.
+      filter = storage.beyond_so_far + previous[chosen] <= capacity;
+    }
+    if (listed) {
+      count_digits<T>(list_values, list_size, prefix, shift, arrays.largest, counts);
+    } else if (filter) {
+      const ValueSource<T> whole_span{values, nullptr, first, size};
+      list_size = count_and_filter<T, false, false, kFilterItemsPerThread>(
+          whole_span, prefix, shift, arrays.largest, counts, list_values, list_columns,
+          select.warp_kept, capacity);
+      listed = true;
+    } else {
+      count_span_digits<T>(values, size, prefix, shift, arrays.largest, lane_counters, counts);
+    }
+    cluster.sync();  // every block's counts of this pass are complete and visible to the cluster
+    const std::uint32_t digit = owned_digit();
+    std::uint32_t count = 0;
+    for (std::uint32_t b = 0; b < blocks; ++b) count += cluster.map_shared_rank(counts, b)[digit];
+    const std::uint32_t k_left = select.k_left;
+    std::uint32_t above = 0;
+    if (choose_digit(count, k_left, select.scan, above))  // one thread, the same in every block
+      fix_chosen_digit(select, prefix, digit, shift, k_left, above);
+  }
+  __syncthreads();  // the k-th value's bits and k_left are visible to the whole block
+
+  // Phase **gather**: every warp counts the entries of its part beyond the k-th value and equal
+  // to it, the blocks exchange their totals, and every warp writes its answers, each at its
+  // place in (beyond, then equal) column order. The source is the list when the passes filtered
+  // (it holds every such entry of the span, in column order), else the span.
+  const T* source_values = listed ? list_values : values;
+  const std::uint32_t source_size = listed ? list_size : size;
+  const Bits kth_bits = select.desired;
+  const std::uint32_t equal_wanted = select.k_left;
+  const std::uint32_t beyond_wanted = arrays.k - equal_wanted;
+  const std::uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+  const WarpPart part = warp_part(source_size, warp);
+  std::uint32_t beyond_here = 0, equal_here = 0;
+  for (std::uint32_t i = part.begin + lane; i < part.end; i += 32) {
+    const Bits bits = SelectKey<T>::bits(source_values[i], arrays.largest);
+    beyond_here += bits > kth_bits ? 1u : 0u;
+    equal_here += bits == kth_bits ? 1u : 0u;
+  }
+  beyond_here = __reduce_add_sync(0xffffffffu, beyond_here);
+  equal_here = __reduce_add_sync(0xffffffffu, equal_here);
+  if (lane == 0) {
+    storage.warp_beyond[warp] = beyond_here;
+    storage.warp_equal[warp] = equal_here;
+  }
+  __syncthreads();
+  std::uint32_t beyond_before = 0, equal_before = 0, beyond_span = 0, equal_span = 0;
+#pragma unroll
+  for (std::uint32_t w = 0; w < kClusterWarps; ++w) {
+    beyond_before += w < warp ? storage.warp_beyond[w] : 0u;
+    equal_before += w < warp ? storage.warp_equal[w] : 0u;
+    beyond_span += storage.warp_beyond[w];
+    equal_span += storage.warp_equal[w];
+  }
+  if (threadIdx.x == 0) storage.span_answers = beyond_span | equal_span << 16;
+  cluster.sync();  // every span's counts are visible to the cluster
+  // The blocks before this one, summed apart (a row's totals need not fit 16 bits).
+  for (std::uint32_t b = 0; b < rank; ++b) {
+    const std::uint32_t answers = *cluster.map_shared_rank(&storage.span_answers, b);
+    beyond_before += answers & 0xffffu;
+    equal_before += answers >> 16;
+  }
+  T* values_out = arrays.values_out + row_index * arrays.k;
+  std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
+  for (std::uint32_t base = part.begin; base < part.end; base += 32) {
+    // Warp-uniform: nothing left to write in this part.
+    if (beyond_here == 0 && (equal_here == 0 || equal_before >= equal_wanted)) break;
+    const std::uint32_t i = base + lane;
+    T value{};
+    Bits bits = 0;
+    if (i < part.end) {
+      value = source_values[i];
+      bits = SelectKey<T>::bits(value, arrays.largest);
+    }
+    const bool beyond = i < part.end && bits > kth_bits;
+    const bool equal = i < part.end && bits == kth_bits;
+    const std::uint32_t beyond_lanes = __ballot_sync(0xffffffffu, beyond);
+    const std::uint32_t equal_lanes = __ballot_sync(0xffffffffu, equal);
+    std::uint32_t at = arrays.k;  // not an answer
+    if (beyond) {
+      at = beyond_before + static_cast<std::uint32_t>(__popc(beyond_lanes & lanes_below));
+    } else if (equal) {
+      const std::uint32_t equal_rank =
+          equal_before + static_cast<std::uint32_t>(__popc(equal_lanes & lanes_below));
+      if (equal_rank < equal_wanted) at = beyond_wanted + equal_rank;
+    }
+    if (at < arrays.k) {
+      values_out[at] = value;
+      indices_out[at] = static_cast<std::int64_t>(listed ? list_columns[i] : first + i);
+    }
+    beyond_before += static_cast<std::uint32_t>(__popc(beyond_lanes));
+    beyond_here -= static_cast<std::uint32_t>(__popc(beyond_lanes));
+    equal_before += static_cast<std::uint32_t>(__popc(equal_lanes));
+    equal_here -= static_cast<std::uint32_t>(__popc(equal_lanes));
+  }
+  // Every block's answers are written (and visible to the cluster), and no block reads another's
+  // shared memory after this: each may now exit.
+  cluster.sync();
+  if (!arrays.sorted || arrays.k == 1 || rank != 0) return;
+  sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.topk.sort);
+#endif
+}
+
+}  // namespace sortlab::stage07
