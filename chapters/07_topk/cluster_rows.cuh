@@ -158,6 +158,32 @@ __device__ __forceinline__ WarpPart warp_part(std::uint32_t size, std::uint32_t 
   return {begin, size - begin < step ? size : begin + step};
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// `word` as it is in each of the first \p blocks blocks of the cluster (0 for the others), into
+/// \p words. Every remote load is issued before any is used: a load from another SM's shared
+/// memory takes hundreds of cycles, and summed one after the other they would cost a pass
+/// several microseconds.
+__device__ __forceinline__ void load_over_cluster(std::uint32_t blocks, const std::uint32_t* word,
+                                                  std::uint32_t (&words)[kMaxClusterBlocks]) {
+#pragma unroll
+  for (int b = 0; b < static_cast<int>(kMaxClusterBlocks); ++b)
+    words[b] = static_cast<std::uint32_t>(b) < blocks
+                   ? *cooperative_groups::cluster_group::map_shared_rank(word, b)
+                   : 0u;
+}
+
+/// The sum of `word` over the first \p blocks blocks of the cluster (load_over_cluster()).
+__device__ __forceinline__ std::uint32_t sum_over_cluster(std::uint32_t blocks,
+                                                          const std::uint32_t* word) {
+  std::uint32_t words[kMaxClusterBlocks];
+  load_over_cluster(blocks, word, words);
+  std::uint32_t sum = 0;
+#pragma unroll
+  for (std::uint32_t b = 0; b < kMaxClusterBlocks; ++b) sum += words[b];
+  return sum;
+}
+#endif
+
 /// Shared memory of the cluster kernel besides the lane counters and the span: the select state
 /// (and, in block 0, the answer sort's storage in the same bytes), the counters the other blocks
 /// read, and the answer counts of the warps and the span.
@@ -267,8 +293,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     }
     cluster.sync();  // every block's counts of this pass are complete and visible to the cluster
     const std::uint32_t digit = owned_digit();
-    std::uint32_t count = 0;
-    for (std::uint32_t b = 0; b < blocks; ++b) count += cluster.map_shared_rank(counts, b)[digit];
+    const std::uint32_t count = sum_over_cluster(blocks, counts + digit);
     const std::uint32_t k_left = select.k_left;
     std::uint32_t above = 0;
     if (choose_digit(count, k_left, select.scan, above))  // one thread, the same in every block
@@ -311,10 +336,14 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (threadIdx.x == 0) storage.span_answers = beyond_span | equal_span << 16;
   cluster.sync();  // every span's counts are visible to the cluster
   // The blocks before this one, summed apart (a row's totals need not fit 16 bits).
-  for (std::uint32_t b = 0; b < rank; ++b) {
-    const std::uint32_t answers = *cluster.map_shared_rank(&storage.span_answers, b);
-    beyond_before += answers & 0xffffu;
-    equal_before += answers >> 16;
+  {
+    std::uint32_t answers[kMaxClusterBlocks];
+    load_over_cluster(rank, &storage.span_answers, answers);
+#pragma unroll
+    for (std::uint32_t b = 0; b < kMaxClusterBlocks; ++b) {
+      beyond_before += answers[b] & 0xffffu;
+      equal_before += answers[b] >> 16;
+    }
   }
   T* values_out = arrays.values_out + row_index * arrays.k;
   std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
