@@ -1519,7 +1519,10 @@ def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
             shape_cell += f" ({OTHER_RUN_MARK.format(run)})"
             if run not in other_runs:
                 other_runs.append(run)
-        rows.append([shape_cell, str(shape.k), f"{blocks:.0f}" if blocks is not None else DASH,
+        in_cluster = either.counters.get("cluster_per_row", 0.0) >= 0.5
+        blocks_cell = (f"{blocks:.0f}" + (" (cluster)" if in_cluster else "")
+                       if blocks is not None else DASH)
+        rows.append([shape_cell, str(shape.k), blocks_cell,
                      fmt_ms(ours.median_ms) if ours else DASH,
                      fmt_spread(ours) if ours else DASH,
                      fmt_ms(unsorted.median_ms) if unsorted else DASH,
@@ -1652,12 +1655,13 @@ def stage07_sections(data: StageData, torch: Optional[ResultSet],
         sections.insert(plot_at, (STAGE07_PLOT_HEADING, f"![{STAGE07_PLOT_ALT}]({plot_link})\n"))
     table = stage07_schedule_table(data)
     if table:
-        sections.append(("Schedules: both forced on the same shapes, and the rule's pick", table))
+        sections.append(("Schedules: each forced on the same shapes, and the rule's pick", table))
     return sections
 
 
 STAGE07_LEGEND = (
-    "Columns: *blocks per row* is the schedule the rule chose (1 = one block per row); *sorted "
+    "Columns: *blocks per row* is the schedule the rule chose (1 = one block per row; "
+    "*(cluster)*: one thread-block cluster of that many blocks per row); *sorted "
     "ms* is the median of the samples of `stage07-topk` (sorted output, torch.topk's default) "
     "and *p10–p90 ms* their spread; *unsorted ms* `stage07-topk-unsorted`'s median; *floor ms* "
     "the time of reading the input once and writing k values and int64 indices per row at the "
@@ -1665,9 +1669,11 @@ STAGE07_LEGEND = (
     "the floor* = floor ms / sorted ms (100% is the floor); *torch.topk ms* the same shape in "
     "torch_baseline.py's JSON and *torch / ours* its time / sorted ms (above 1× = stage 07 is "
     "faster), both blank where torch did not measure the shape. In the schedules table, "
-    "*faster* says which forced schedule won and by how much, *the rule picks* is what the row "
-    "without a forced schedule ran, and *its pick is* compares that schedule's forced time with "
-    "the other's.\n")
+    "*fastest* says which forced schedule won and by how much over the next, *the rule picks* "
+    "is what the row without a forced schedule ran, and *its pick is* compares that schedule's "
+    "forced time with the fastest other one's. The forced cluster schedule uses at most 8 "
+    "blocks per cluster unless the row needs more, where the rule may spread a single row over "
+    "16 (so the rule's own time can be lower than the forced one).\n")
 
 STAGE06_HEADERS = ("segment size", "segments", "stage 06 ms", "p10–p90 ms",
                    "CUB DeviceSegmentedSort ms", "CUB DeviceSegmentedRadixSort ms",
