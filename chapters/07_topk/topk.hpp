@@ -21,7 +21,7 @@
 ///   tensors). Sorted output needs k <= kMaxSortedK (one tile of stage 05's block sort); a
 ///   larger k with `sorted = true` is a sortlab::Error for now (README: next steps).
 ///
-/// Three schedules (select_schedule() picks one; TopkOptions::schedule can force any):
+/// Four schedules (resolve_schedule() picks one; TopkOptions::schedule can force any):
 /// - **one warp per row** (eight rows per block) for rows of at most kMaxWarpRowLength values
 ///   that would get one block each: the same phases with warp scans, ballots and shuffles
 ///   instead of block barriers, whose fixed cost per row dominates short rows.
@@ -48,12 +48,18 @@
 ///   when that list holds k or more values and nothing overflowed, pass 0 reads it instead of
 ///   the row, so a row is read once instead of three times.
 ///
+/// - **one thread-block cluster per row** (sm_90 builds; cluster_rows.cuh): the row read once
+///   into the shared memory of a cluster of up to 16 blocks, every pass counted there and summed
+///   through distributed shared memory, one launch and no scratch. The rule takes it where it
+///   would split rows over several blocks and each block holds at most
+///   kClusterRuleMaxValuesPerBlock values.
+///
 /// Usage follows CUB's temp-storage convention:
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
-/// Status: all three schedules, with candidate filtering and the sample pass, pass the stage07
-/// GPU suite and compute-sanitizer on an H100 (2026-11-25; README); one long row at 50-71% of
-/// the floor, batches at 4-38%, short of issue 18's targets (README).
+/// Status: all four schedules pass the stage07 GPU suite on an H100 (2026-11-27), with
+/// compute-sanitizer clean on the tests of each (README); one long row at 75% of the floor,
+/// batches and LLM shapes at 6-36%, short of issue 18's targets (README).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -279,11 +285,12 @@ inline constexpr std::size_t kPortableClusterBlocks = 8;
 /// a row over more blocks, was faster. A single row may take kMaxClusterBlocks blocks to get
 /// there. Measured on the H100 (2026-11-27, sorted, k = 50 and 2048, against several blocks per
 /// row): 32000-value rows at batches 1-128 (4032-6400 values per block) 1.04-1.7x faster, one row
-/// of 128256 or 151936 in 16 blocks (8016 and 9536) 1.15-1.3x; at 256 x 32000 (10688 per block)
+/// of 128256 or 151936 in 16 blocks (8064 and 9536) 1.15-1.3x; at 256 x 32000 (10688 per block)
 /// and at batches of 16 and more of 128256 values (16064) it was slower or level (README).
 inline constexpr std::size_t kClusterRuleMaxValuesPerBlock = 10240;
-/// Most bytes of a row one block of a cluster holds in shared memory: 96 KiB leaves room for two
-/// such blocks on an SM (228 KiB), besides their static storage.
+/// Most bytes of a row one block of a cluster holds in shared memory: 96 KiB. With its candidate
+/// list (or lane counters) and static storage a block of the largest span takes about 180 KiB,
+/// so it has an SM to itself; a span of 32 KiB or less leaves room for two.
 inline constexpr std::size_t kMaxClusterSpanBytes = 96 * 1024;
 static_assert(kMaxClusterSpanBytes / 2 < 65536,
               "a span's answer counts are packed two to a 32-bit word (16 bits each)");

@@ -9,6 +9,9 @@
 /// outputs poisoned before every run; a reused scratch; CUDA graph capture and replay. Every shape
 /// honours SORTLAB_TEST_MAX_N (rows x row_length values at most; bigger shapes are skipped).
 ///
+/// The cluster-per-row schedule (sm_90 builds) runs the same cases in tests of its own
+/// (ClusterEveryDistributionShapeAndK, Stage07GpuCluster.*), so that a filter can select it.
+///
 /// Every case runs every schedule: one block per row, one warp per row (rows of at most 1024
 /// values), and several blocks per row with the tests'
 /// span (kTestValuesPerBlock = 512 values per block, so a row of a few thousand values, under the
@@ -527,6 +530,58 @@ TEST(Stage07GpuCluster, LlmShapesEveryClusterSize) {
   if (shapes_run == 0) GTEST_SKIP() << "every shape exceeds SORTLAB_TEST_MAX_N";
 }
 
+// The cluster's candidate list at its edge: one block (cluster_blocks = 1) holds a row of 1553
+// values in a span of 1600, so its list takes 400 entries. The model's edge rows make pass 1 keep
+// exactly 400 or 401 entries, with and without 340 known answers travelling in the list: the
+// block must filter in the first case and not in the second (a list that overflowed would lose
+// answers, and the output would show it).
+TEST(Stage07GpuCluster, CandidateListJustFitsAndJustOverflows) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  const std::uint64_t seed = test_seed();
+  const std::size_t length = 1553;
+  struct Case {
+    std::size_t high, middle, k;
+  };
+  for (const Case& c : {Case{400, 0, 5}, Case{401, 0, 5}, Case{340, 60, 341}, Case{340, 61, 341}})
+    for (bool largest : {true, false})
+      for (bool sorted : {true, false}) {
+        const auto input = stage07::filter_edge_row<float>(length, c.high, c.middle, largest, seed);
+        TopkOptions options{largest, sorted};
+        options.schedule = stage07::TopkSchedule::kClusterPerRow;
+        options.cluster_blocks = 1;
+        SCOPED_TRACE("high=" + std::to_string(c.high) + " middle=" + std::to_string(c.middle) +
+                     (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
+        const std::string difference = run_and_compare(input, Shape{1, length}, c.k, options);
+        ASSERT_TRUE(difference.empty()) << difference;
+      }
+}
+
+// 8-byte values (f64, i64: spans of at most 12288 values) in clusters of 16 blocks and the rule's,
+// and in one block: the kernel's widest layout.
+TEST(Stage07GpuCluster, EightByteValuesEveryClusterSize) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  const std::uint64_t seed = test_seed();
+  for (const Shape& shape : {Shape{2, 40000}, Shape{1, 12288}}) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    const auto wide = sortlab::generate_keys<double>(sortlab::Distribution::kUniform, n, seed + n);
+    const auto integers =
+        sortlab::generate_keys<std::int64_t>(sortlab::Distribution::kFewDistinct, n, seed + n);
+    for (std::size_t k : {std::size_t{1}, std::size_t{50}, std::size_t{2048}})
+      for (std::size_t blocks : {std::size_t{0}, std::size_t{1}, std::size_t{16}}) {
+        TopkOptions options;
+        options.schedule = stage07::TopkSchedule::kClusterPerRow;
+        options.cluster_blocks = blocks;
+        SCOPED_TRACE("rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
+                     " cluster_blocks=" + std::to_string(blocks));
+        std::string difference = run_and_compare(wide, shape, k, options);
+        ASSERT_TRUE(difference.empty()) << "f64: " << difference;
+        difference = run_and_compare(integers, shape, k, options);
+        ASSERT_TRUE(difference.empty()) << "i64: " << difference;
+      }
+  }
+}
+
 // Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several
 // blocks per row with the rule's span, on uniform values and on few distinct ones (many ties
 // spread over every block). Unsorted for k beyond the sort's tile.
@@ -772,6 +827,15 @@ TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
       SCOPED_TRACE(schedule);
       capture_and_replay(schedule_options);
       if (::testing::Test::HasFatalFailure()) return;
+      if (set == ScheduleSet::kCluster) {
+        // Clusters of 16 blocks: the kernel's attributes (shared memory, the non-portable size)
+        // may be set for the first time while the stream is captured.
+        TopkOptions sixteen = schedule_options;
+        sixteen.cluster_blocks = 16;
+        SCOPED_TRACE("16 blocks per cluster");
+        capture_and_replay(sixteen);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
     }
 }
 

@@ -918,7 +918,7 @@ TEST(Stage07Schedule, ClusterSplitOnAnH100) {
   EXPECT_EQ(split(1, 1000, 4, 4).blocks_per_row, 4u);
   EXPECT_EQ(split(1, 1000, 4, 4).values_per_block, 256u);
   EXPECT_EQ(split(1, 1, 8, 4).values_per_block, 64u);
-  // The longest rows a cluster holds: 8 x 96 KiB.
+  // The longest rows a cluster holds: 16 x 96 KiB.
   const std::size_t longest_f32 = stage07::kMaxClusterBlocks * stage07::kMaxClusterSpanBytes / 4;
   EXPECT_TRUE(split(1, longest_f32, 4).cluster_per_row);
   EXPECT_FALSE(split(1, longest_f32 + 1, 4).cluster_per_row);
@@ -926,17 +926,22 @@ TEST(Stage07Schedule, ClusterSplitOnAnH100) {
   EXPECT_TRUE(split(1, 2 * longest_f32, 2).cluster_per_row);
   EXPECT_FALSE(split(0, 100, 4).cluster_per_row);
   EXPECT_FALSE(split(1, 0, 4).cluster_per_row);
-  // Every split's spans hold the row, are 16-byte multiples, and fit the span bytes.
-  for (std::size_t length : {1u, 63u, 64u, 65u, 4097u, 32000u, 100003u, 196608u})
+  // Every split's spans hold the row, are whole multiples of 64 values (what the kernel's
+  // layout needs) below 65536 (its 16-bit answer counts), and fit the span bytes; a requested
+  // size is kept when it holds the row.
+  for (std::size_t length : {1u, 63u, 64u, 65u, 4097u, 32000u, 100003u, 196608u, 786432u})
     for (std::size_t bytes : {2u, 4u, 8u})
-      for (std::size_t rows : {1u, 7u, 300u}) {
-        const auto c = split(rows, length, bytes);
-        if (!c.cluster_per_row) continue;
-        EXPECT_GE(c.values_per_block * c.blocks_per_row, length);
-        EXPECT_EQ(c.values_per_block * bytes % 16, 0u);
-        EXPECT_LE(c.values_per_block * bytes, stage07::kMaxClusterSpanBytes);
-        EXPECT_LE(c.blocks_per_row, stage07::kMaxClusterBlocks);
-      }
+      for (std::size_t rows : {1u, 7u, 300u})
+        for (std::size_t requested : {0u, 1u, 3u, 8u, 16u}) {
+          const auto c = split(rows, length, bytes, requested);
+          if (!c.cluster_per_row) continue;
+          EXPECT_GE(c.values_per_block * c.blocks_per_row, length);
+          EXPECT_EQ(c.values_per_block % 64, 0u);
+          EXPECT_LT(c.values_per_block, 65536u);
+          EXPECT_LE(c.values_per_block * bytes, stage07::kMaxClusterSpanBytes);
+          EXPECT_LE(c.blocks_per_row, stage07::kMaxClusterBlocks);
+          if (requested != 0) EXPECT_GE(c.blocks_per_row, requested);
+        }
 }
 
 // Which schedule runs: the rule keeps the cluster only where its blocks hold at most
@@ -966,12 +971,14 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   EXPECT_TRUE(resolve(256, 32000, 4).several_blocks);
   EXPECT_FALSE(resolve(16, 128256, 4).cluster_per_row);  // 8 blocks of 16064
   EXPECT_TRUE(resolve(16, 128256, 4).several_blocks);
-  // One row spreads over 16 blocks: 8016 values each for 128256, 9536 for 151936.
+  // One row spreads over 16 blocks: 8064 values each for 128256, 9536 for 151936.
   s = resolve(1, 128256, 4);
   EXPECT_TRUE(s.cluster_per_row);
   EXPECT_EQ(s.blocks_per_row, 16u);
   EXPECT_EQ(s.values_per_block, 8064u);
   EXPECT_TRUE(resolve(1, 151936, 2).cluster_per_row);
+  EXPECT_EQ(resolve(1, 151936, 2).blocks_per_row, 16u);
+  EXPECT_EQ(resolve(1, 151936, 2).values_per_block, 9536u);
   EXPECT_FALSE(resolve(1, 200000, 4).cluster_per_row);  // 12544 per block: several blocks
   s = resolve(1, 128256, 4, stage07::TopkSchedule::kClusterPerRow);  // forced: the 8 blocks
   EXPECT_TRUE(s.cluster_per_row);
@@ -1007,6 +1014,15 @@ TEST(Stage07Schedule, ClusterScheduleErrorsAndScratch) {
         stage07::topk<float>(nullptr, bytes, nullptr, 1, too_long, 1, nullptr, nullptr, cluster);
       },
       "longer than one cluster holds");
+  // 2^28 rows of 16 blocks: more blocks than a grid holds, refused at the size query already.
+  TopkOptions sixteen = cluster;
+  sixteen.cluster_blocks = 16;
+  expect_error(
+      [&] {
+        stage07::topk<float>(nullptr, bytes, nullptr, std::size_t{1} << 28, 4, 1, nullptr, nullptr,
+                             sixteen);
+      },
+      "more blocks than one grid holds");
   cluster.cluster_blocks = stage07::kMaxClusterBlocks + 1;
   expect_error(
       [&] { stage07::topk<float>(nullptr, bytes, nullptr, 1, 1000, 1, nullptr, nullptr, cluster); },
