@@ -102,6 +102,66 @@ SelectTrace<T> model_radix_select(const std::vector<T>& row, std::size_t k, bool
   return trace;
 }
 
+/// One block of the cluster-per-row schedule at the start of one pass (cluster_rows.cuh): what its
+/// filter would keep, counted directly (the values of its span whose fixed digits are at least
+/// the prefix), and what the kernel predicts from its own counts before deciding to filter (its
+/// values found beyond the k-th value by the earlier passes plus its count of the digit just
+/// chosen). The kernel filters only when `predicted` fits its list, so the two must be equal.
+struct ClusterFilterStep {
+  std::size_t block = 0;        ///< block of the row's cluster (span `block`)
+  int pass = 0;                 ///< the pass that would filter (1 .. passes - 1)
+  std::uint64_t predicted = 0;  ///< beyond so far + this block's count of the chosen digit
+  std::uint64_t kept = 0;       ///< values with (bits & mask) >= desired, counted
+};
+
+/// The cluster schedule's filter decisions for one row cut into spans of \p span values: for
+/// every block and every pass from 1 on, ClusterFilterStep (predicted and counted). The prefix
+/// is model_radix_select()'s, which the cluster's blocks all compute from the summed counts.
+/// \param row the values of one row
+/// \param k rank of the k-th value (1 .. row length)
+/// \param largest true for the k largest
+/// \param span values per block (at least 1)
+template <typename T>
+std::vector<ClusterFilterStep> model_cluster_filter(const std::vector<T>& row, std::size_t k,
+                                                    bool largest, std::size_t span) {
+  using Bits = typename SelectKey<T>::Bits;
+  require(span >= 1, "model_cluster_filter: span must be at least 1");
+  const SelectTrace<T> trace = model_radix_select(row, k, largest);
+  const std::size_t blocks = (row.size() + span - 1) / span;
+  std::vector<ClusterFilterStep> steps;
+  for (std::size_t block = 0; block < blocks; ++block) {
+    const std::size_t first = block * span, last = std::min(row.size(), first + span);
+    SelectPrefix<Bits> prefix;  // before pass p
+    std::uint64_t beyond_so_far = 0;
+    std::array<std::uint64_t, kNumDigits> previous{};  // this block's counts of pass p - 1
+    for (int pass = 0; pass < num_passes<T>(); ++pass) {
+      const int shift = digit_shift<T>(pass);
+      if (pass > 0) {
+        // What the kernel computes at the start of pass p, after pass p - 1 fixed its digit.
+        const std::uint32_t chosen = trace.passes[static_cast<std::size_t>(pass - 1)].digit;
+        for (std::uint32_t digit = chosen + 1; digit < kNumDigits; ++digit)
+          beyond_so_far += previous[digit];
+        ClusterFilterStep step;
+        step.block = block;
+        step.pass = pass;
+        step.predicted = beyond_so_far + previous[chosen];
+        for (std::size_t i = first; i < last; ++i) {
+          const Bits bits = SelectKey<T>::bits(row[i], largest);
+          if (static_cast<Bits>(bits & prefix.mask) >= prefix.desired) ++step.kept;
+        }
+        steps.push_back(step);
+      }
+      previous.fill(0);
+      for (std::size_t i = first; i < last; ++i) {
+        const Bits bits = SelectKey<T>::bits(row[i], largest);
+        if (prefix.matches(bits)) ++previous[digit_at(bits, shift)];
+      }
+      prefix.fix(trace.passes[static_cast<std::size_t>(pass)].digit, shift);
+    }
+  }
+  return steps;
+}
+
 /// The sort step of both schedules: a stable sort of a row's answers by select bits, best first,
 /// as stage 05's block sort does on the GPU, so equal values keep the gather's column order.
 /// \param largest true for the k largest, false for the k smallest

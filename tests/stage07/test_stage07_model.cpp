@@ -299,6 +299,36 @@ TYPED_TEST(Stage07Typed, ModelEqualsTheReference) {
 // rows filter, all-equal and few-distinct ones fall back) and of the whole row (every pass from
 // pass 1 on filters, so every list path runs), with the filter's invariants
 // (check_filter_passes()).
+// The cluster schedule decides per block, from its own counts, whether a pass filters into its
+// list: beyond so far plus its count of the chosen digit must be exactly what the filter then
+// keeps ((bits & mask) >= desired), or the list would overflow (lost answers) or be refused for
+// nothing. Every type and distribution, spans from 1 value to the whole row, both directions.
+TYPED_TEST(Stage07Typed, ClusterFilterPredictionIsWhatTheFilterKeeps) {
+  using T = TypeParam;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  std::size_t steps = 0, kept_less_than_span = 0;
+  for (sortlab::Distribution distribution : sortlab::all_distributions())
+    for (std::size_t length : {std::size_t{1}, std::size_t{300}, std::size_t{1553}}) {
+      const auto row = sortlab::generate_keys<T>(distribution, length, seed + length);
+      for (std::size_t k : {std::size_t{1}, std::size_t{5}, length / 2 + 1, length})
+        for (std::size_t span : {std::size_t{1}, std::size_t{64}, std::size_t{400}, length})
+          for (bool largest : {true, false}) {
+            if (k < 1 || k > length) continue;
+            for (const stage07::ClusterFilterStep& step :
+                 stage07::model_cluster_filter(row, k, largest, span)) {
+              ++steps;
+              kept_less_than_span += step.kept < std::min(span, length - step.block * span);
+              ASSERT_EQ(step.predicted, step.kept)
+                  << sortlab::to_string(distribution) << " length=" << length << " k=" << k
+                  << " span=" << span << (largest ? " largest" : " smallest")
+                  << " block=" << step.block << " pass=" << step.pass;
+            }
+          }
+    }
+  EXPECT_GT(steps, 0u);
+  EXPECT_GT(kept_less_than_span, 0u);  // the passes do narrow the spans down
+}
+
 TYPED_TEST(Stage07Typed, BlockedModelEqualsTheOneBlockModel) {
   using T = TypeParam;
   const std::uint64_t seed = sortlab::testing::test_seed();
