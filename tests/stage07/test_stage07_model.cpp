@@ -970,7 +970,9 @@ TEST(Stage07Schedule, ClusterSplitOnAnH100) {
           EXPECT_LT(c.values_per_block, 65536u);
           EXPECT_LE(c.values_per_block * bytes, stage07::kMaxClusterSpanBytes);
           EXPECT_LE(c.blocks_per_row, stage07::kMaxClusterBlocks);
-          if (requested != 0) EXPECT_GE(c.blocks_per_row, requested);
+          if (requested != 0) {
+            EXPECT_GE(c.blocks_per_row, requested);
+          }
         }
 }
 
