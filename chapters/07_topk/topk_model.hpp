@@ -162,6 +162,48 @@ std::vector<ClusterFilterStep> model_cluster_filter(const std::vector<T>& row, s
   return steps;
 }
 
+/// The answer sort the cluster schedule could use instead of block 0's block sort (README, "Next",
+/// item 3a; a model of a planned step, not of a kernel that exists yet): each block orders only
+/// its own answers (best first, ties by slot: the slot is the answer's place in the unsorted
+/// output, which is column order within the beyond and the equal values), then an answer's
+/// place in the sorted output is its rank in its own block plus, for every other block, how many
+/// of that block's answers go before it, found by a binary search in that block's ordered
+/// answers. Slots are unique, so the places are a permutation, and they equal a stable sort by
+/// select bits. Returns the place of every answer, indexed by slot.
+/// \param bits select bits of the answers, indexed by slot (the unsorted output's order)
+/// \param block_of_slot the block that wrote each answer
+/// \param blocks blocks in the cluster
+template <typename Bits>
+std::vector<std::size_t> model_cluster_sort_places(const std::vector<Bits>& bits,
+                                                   const std::vector<std::size_t>& block_of_slot,
+                                                   std::size_t blocks) {
+  require(bits.size() == block_of_slot.size(), "model_cluster_sort_places: one block per answer");
+  // "a goes before b": better bits, or equal bits and a lower slot.
+  const auto before = [&](std::size_t a, std::size_t b) {
+    return bits[a] != bits[b] ? bits[a] > bits[b] : a < b;
+  };
+  std::vector<std::vector<std::size_t>> ordered(blocks);  // each block's slots, ordered
+  for (std::size_t slot = 0; slot < bits.size(); ++slot) {
+    require(block_of_slot[slot] < blocks, "model_cluster_sort_places: block out of range");
+    ordered[block_of_slot[slot]].push_back(slot);
+  }
+  for (auto& slots : ordered) std::sort(slots.begin(), slots.end(), before);
+  std::vector<std::size_t> places(bits.size());
+  for (std::size_t block = 0; block < blocks; ++block)
+    for (std::size_t rank = 0; rank < ordered[block].size(); ++rank) {
+      const std::size_t slot = ordered[block][rank];
+      std::size_t place = rank;
+      for (std::size_t other = 0; other < blocks; ++other) {
+        if (other == block) continue;
+        const auto& theirs = ordered[other];
+        place += static_cast<std::size_t>(
+            std::lower_bound(theirs.begin(), theirs.end(), slot, before) - theirs.begin());
+      }
+      places[slot] = place;
+    }
+  return places;
+}
+
 /// The sort step of both schedules: a stable sort of a row's answers by select bits, best first,
 /// as stage 05's block sort does on the GPU, so equal values keep the gather's column order.
 /// \param largest true for the k largest, false for the k smallest

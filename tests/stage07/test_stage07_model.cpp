@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -327,6 +328,46 @@ TYPED_TEST(Stage07Typed, ClusterFilterPredictionIsWhatTheFilterKeeps) {
     }
   EXPECT_GT(steps, 0u);
   EXPECT_GT(kept_less_than_span, 0u);  // the passes do narrow the spans down
+}
+
+// The planned answer sort of the cluster schedule (each block orders its own answers, then
+// binary searches in the other blocks' give every answer its place) gives exactly the stable
+// sort by select bits: on top-k answers of every distribution (ties included), for clusters of
+// 1 to 16 blocks whose answers are spread like the gather spreads them (by column), and with
+// every answer in one block.
+TYPED_TEST(Stage07Typed, ClusterSortPlacesAreTheStableSort) {
+  using T = TypeParam;
+  using Bits = typename stage07::SelectKey<T>::Bits;
+  const std::uint64_t seed = sortlab::testing::test_seed();
+  const std::size_t length = 3000;
+  for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+    const auto row = sortlab::generate_keys<T>(distribution, length, seed);
+    for (std::size_t k : {std::size_t{1}, std::size_t{50}, std::size_t{2048}})
+      for (std::size_t blocks : {std::size_t{1}, std::size_t{3}, std::size_t{16}}) {
+        std::vector<T> values;
+        std::vector<std::int64_t> columns;
+        stage07::model_topk_row(row, k, TopkOptions{true, false}, values, columns);
+        std::vector<Bits> bits(k);
+        std::vector<std::size_t> block_of_slot(k);
+        const std::size_t span = (length + blocks - 1) / blocks;
+        for (std::size_t slot = 0; slot < k; ++slot) {
+          bits[slot] = stage07::SelectKey<T>::bits(values[slot], true);
+          block_of_slot[slot] = static_cast<std::size_t>(columns[slot]) / span;
+        }
+        for (bool one_block : {false, true}) {
+          if (one_block) std::fill(block_of_slot.begin(), block_of_slot.end(), blocks - 1);
+          const auto places = stage07::model_cluster_sort_places(bits, block_of_slot, blocks);
+          std::vector<std::size_t> stable(k);
+          std::iota(stable.begin(), stable.end(), std::size_t{0});
+          std::stable_sort(stable.begin(), stable.end(),
+                           [&](std::size_t a, std::size_t b) { return bits[a] > bits[b]; });
+          for (std::size_t place = 0; place < k; ++place)
+            ASSERT_EQ(places[stable[place]], place)
+                << sortlab::to_string(distribution) << " k=" << k << " blocks=" << blocks
+                << (one_block ? " (every answer in one block)" : "");
+        }
+      }
+  }
 }
 
 TYPED_TEST(Stage07Typed, BlockedModelEqualsTheOneBlockModel) {
