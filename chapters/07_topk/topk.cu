@@ -182,28 +182,24 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
     return "topk: cluster_blocks = " + std::to_string(options.cluster_blocks) +
            " exceeds the largest cluster, " + std::to_string(kMaxClusterBlocks) + " blocks";
   });
-  // Whether a cluster holds the row depends on the row alone (the grid target only adds blocks).
-  require(
-      !cluster_forced || num_rows == 0 || row_length == 0 ||
-          cluster_split(num_rows, row_length, sizeof(T), options.cluster_blocks, kMaxTargetBlocks)
-              .cluster_per_row,
-      [&] {
-        return "topk: a row of " + std::to_string(row_length) + " values of " +
-               std::to_string(sizeof(T)) + " bytes is longer than one cluster holds (" +
-               std::to_string(kMaxClusterBlocks) + " blocks of " +
-               std::to_string(kMaxClusterSpanBytes) + " bytes)";
-      });
-  // The grid of a forced cluster schedule, bounded before the size query (a query must not answer
-  // for a call that would throw): its blocks per row only grow with the grid target.
-  require(!cluster_forced || num_rows == 0 || row_length == 0 ||
-              num_rows * cluster_split(num_rows, row_length, sizeof(T), options.cluster_blocks,
-                                       kMaxTargetBlocks)
-                             .blocks_per_row <=
-                  kMaxRows,
-          [&] {
-            return "topk: " + std::to_string(num_rows) +
-                   " rows of one cluster each are more blocks than one grid holds";
-          });
+  // A forced cluster schedule must hold the row and fit one grid, checked before the size query
+  // (a query must not answer for a call that would throw). Whether a cluster holds the row depends
+  // on the row alone, and its blocks per row only grow with the grid target, so the split for the
+  // largest target bounds the one for this GPU.
+  if (cluster_forced && num_rows != 0 && row_length != 0) {
+    const RowSplit largest =
+        cluster_split(num_rows, row_length, sizeof(T), options.cluster_blocks, kMaxTargetBlocks);
+    require(largest.cluster_per_row, [&] {
+      return "topk: a row of " + std::to_string(row_length) + " values of " +
+             std::to_string(sizeof(T)) + " bytes is longer than one cluster holds (" +
+             std::to_string(kMaxClusterBlocks) + " blocks of " +
+             std::to_string(kMaxClusterSpanBytes) + " bytes)";
+    });
+    require(num_rows * largest.blocks_per_row <= kMaxRows, [&] {
+      return "topk: " + std::to_string(num_rows) +
+             " rows of one cluster each are more blocks than one grid holds";
+    });
+  }
   const ScratchPlan plan = plan_scratch(num_rows, row_length, k, sizeof(T), options);
   require(num_rows * plan.split.blocks_per_row <= kMaxRows, [&] {
     return "topk: " + std::to_string(num_rows) + " rows x " +
@@ -231,20 +227,17 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   arrays.k = static_cast<std::uint32_t>(k);
   arrays.largest = options.largest;
   arrays.sorted = options.sorted;
-  // The SM count is asked only when the plan allows a split (a driver query, no sync); the split
-  // for this GPU is never larger than the planned one.
+  // The SM count is asked only when the plan allows a split or the cluster is forced (a driver
+  // query, no sync); the split for this GPU is never larger than the planned one.
   const RowSplit split = plan.split.several_blocks || cluster_forced
                              ? resolve_schedule(num_rows, row_length, sizeof(T), options,
                                                 multi_block_target(multiprocessor_count()))
                              : plan.split;
   // The cluster schedule (resolve_schedule(): forced, or where the rule splits rows and a cluster
   // holds them): one launch and no scratch (a several-blocks scratch planned above stays unused).
+  // Its grid was bounded above: forced, by the checks before the size query; by the rule, only
+  // where fewer than target / 2 rows (at most 2048) get at most 16 blocks each.
   if (split.cluster_per_row) {
-    require(num_rows * split.blocks_per_row <= kMaxRows, [&] {
-      return "topk: " + std::to_string(num_rows) + " rows x " +
-             std::to_string(split.blocks_per_row) +
-             " blocks per cluster is more blocks than one grid holds";
-    });
     allow_dynamic_shared_memory<topk_cluster_rows_kernel<T>,
                                 cluster_shared_bytes(kMaxClusterSpanBytes / sizeof(T),
                                                      sizeof(T))>();

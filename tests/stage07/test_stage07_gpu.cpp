@@ -230,26 +230,10 @@ using TopkTypes = ::testing::Types<float, std::uint32_t, std::int32_t, double, s
 // the f32 instance.
 TYPED_TEST_SUITE(Stage07Gpu, TopkTypes);
 
-// Every distribution (all-equal, few distinct, float specials with NaN and infinities, ...) on
-// every shape and every k.
-TYPED_TEST(Stage07Gpu, EveryDistributionShapeAndK) {
-  using T = TypeParam;
-  const std::uint64_t seed = test_seed();
-  for (const Shape& shape : all_shapes())
-    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
-      const std::size_t n = shape.rows * shape.row_length;
-      const auto input = sortlab::generate_keys<T>(distribution, n, seed + n);
-      for (std::size_t k : ks_for(shape.row_length)) {
-        check_all_options(input, shape, k, case_label(n, sortlab::to_string(distribution), seed));
-        if (::testing::Test::HasFatalFailure()) return;
-      }
-    }
-}
-
-// The same on the cluster schedule (its own test, so that a filter can select it).
-TYPED_TEST(Stage07Gpu, ClusterEveryDistributionShapeAndK) {
-  using T = TypeParam;
-  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+/// Every distribution on every shape (all_shapes()) and every k (ks_for()), every option, on the
+/// schedules of \p set.
+template <typename T>
+void check_every_distribution_shape_and_k(ScheduleSet set) {
   const std::uint64_t seed = test_seed();
   for (const Shape& shape : all_shapes())
     for (sortlab::Distribution distribution : sortlab::all_distributions()) {
@@ -257,10 +241,22 @@ TYPED_TEST(Stage07Gpu, ClusterEveryDistributionShapeAndK) {
       const auto input = sortlab::generate_keys<T>(distribution, n, seed + n);
       for (std::size_t k : ks_for(shape.row_length)) {
         check_all_options(input, shape, k, case_label(n, sortlab::to_string(distribution), seed),
-                          ScheduleSet::kCluster);
+                          set);
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
+}
+
+// Every distribution (all-equal, few distinct, float specials with NaN and infinities, ...) on
+// every shape and every k.
+TYPED_TEST(Stage07Gpu, EveryDistributionShapeAndK) {
+  check_every_distribution_shape_and_k<TypeParam>(ScheduleSet::kClassic);
+}
+
+// The same on the cluster schedule (its own test, so that a filter can select it).
+TYPED_TEST(Stage07Gpu, ClusterEveryDistributionShapeAndK) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  check_every_distribution_shape_and_k<TypeParam>(ScheduleSet::kCluster);
 }
 
 // Many values equal to the k-th one: the answer takes the lowest columns among them.
