@@ -50,12 +50,17 @@ inline constexpr bool kClusterKernelBuilt = SORTLAB_CHAINED_LAUNCHES != 0;
 /// share a digit are serialised on its counter (on uniform [0, 1) floats half the values share
 /// the top digit); with a copy per lane, two lanes always touch different words.
 inline constexpr int kLaneCounterCopies = 32;
-/// Words from one digit's counters to the next: 33, not 32, so that the 32 counters a warp adds
-/// to (one digit each) and the 32 copies a thread sums (one digit) fall in different banks.
+/// The counters are 16 bits, two digits (2d and 2d + 1) to a 32-bit word: the span is below 65536
+/// values, so no count, not even a digit's sum over all copies, carries into the next digit's
+/// half; half the words halve the shared memory (more blocks per SM) and the words to clear and
+/// sum each pass.
+inline constexpr int kLaneCounterWords = kNumDigits / 2;
+/// Words from one digit pair's counters to the next: 33, not 32, so that the 32 words a warp adds
+/// to (one pair each) and the 32 copies a thread sums (one pair) fall in different banks.
 inline constexpr int kLaneCounterStride = kLaneCounterCopies + 1;
 /// Bytes of the lane counters (the start of the kernel's dynamic shared memory).
 inline constexpr std::size_t kLaneCounterBytes =
-    std::size_t{kNumDigits} * kLaneCounterStride * sizeof(std::uint32_t);
+    std::size_t{kLaneCounterWords} * kLaneCounterStride * sizeof(std::uint32_t);
 
 /// A block's candidate list holds a quarter of its span: from the first pass whose kept entries
 /// (the block's values beyond the k-th value found so far plus its candidates of the new prefix,
@@ -133,14 +138,18 @@ __device__ __forceinline__ void count_span_digits(const T* span, std::uint32_t s
   std::uint32_t* mine = lane_counters + (threadIdx.x & 31u);
   block_for_each_value<kBlockThreads, 2>(span, size, [&](const T& value) {
     const typename SelectKey<T>::Bits bits = SelectKey<T>::bits(value, largest);
-    if (prefix.matches(bits)) atomicAdd(mine + digit_at(bits, shift) * kLaneCounterStride, 1u);
+    if (prefix.matches(bits)) {
+      const std::uint32_t digit = digit_at(bits, shift);
+      atomicAdd(mine + (digit >> 1) * kLaneCounterStride, 1u << (digit & 1u) * 16u);
+    }
   });
   __syncthreads();  // every copy is complete
-  const std::uint32_t* copies = lane_counters + threadIdx.x * kLaneCounterStride;
-  std::uint32_t sum = 0;
+  // Threads 2d and 2d + 1 read the same words (a broadcast) and keep their own half.
+  const std::uint32_t* copies = lane_counters + (threadIdx.x >> 1) * kLaneCounterStride;
+  std::uint32_t sum = 0;  // both halves at once: neither sum reaches 2^16 (the span is smaller)
 #pragma unroll 8
   for (int lane = 0; lane < kLaneCounterCopies; ++lane) sum += copies[lane];
-  counts[threadIdx.x] = sum;
+  counts[threadIdx.x] = threadIdx.x & 1u ? sum >> 16 : sum & 0xffffu;
 }
 
 /// Warps of a block of the cluster kernel; each owns one contiguous part of the span in the
@@ -186,12 +195,13 @@ __device__ __forceinline__ std::uint32_t sum_over_cluster(std::uint32_t blocks,
 }
 #endif
 
-/// Shared memory of the cluster kernel besides the lane counters and the span: the select state
-/// (and, in block 0, the answer sort's storage in the same bytes), the counters the other blocks
-/// read, and the answer counts of the warps and the span.
+/// Static shared memory of the cluster kernel: the select state, the counters the other blocks
+/// read, and the answer counts of the warps and the span. (The answer sort's storage is not here:
+/// block 0 sorts in its dynamic shared memory, cluster_sort_bytes(), so that the blocks that do
+/// not sort, and the calls that do not, leave room for more blocks per SM.)
 template <typename Bits>
 struct ClusterStorage {
-  TopkStorage<Bits> topk;  ///< select and gather state, then the answer sort
+  typename TopkStorage<Bits>::Select select;  ///< the radix select's and the gather's state
   /// This block's digit counts of pass p in copy p % 2 (read by every block of the cluster).
   std::uint32_t pass_counts[2][kNumDigits];
   std::uint32_t warp_beyond[kClusterWarps];  ///< each warp's part: values beyond the k-th
@@ -203,32 +213,80 @@ struct ClusterStorage {
   std::uint32_t span_answers;
 };
 
-/// Whether the largest launch for values of \p value_bytes bytes (spans of kMaxClusterSpanBytes)
-/// fits the 227 KiB of shared memory a block may have on an sm_90 GPU, with \p static_bytes of
-/// static shared memory.
-constexpr bool cluster_launch_fits(std::size_t value_bytes, std::size_t static_bytes) {
-  return cluster_shared_bytes(kMaxClusterSpanBytes / value_bytes, value_bytes) + static_bytes <=
-         227 * 1024;
+/// Bytes of dynamic shared memory block 0 sorts \p k answers in (the tile sort_answers_for_k()
+/// picks); 0 when nothing is sorted. Block 0 sorts after the last cluster barrier, when its span,
+/// list and counters are dead (no block reads them any more), so the sort takes the same bytes.
+/// \param k answers per row
+/// \param sorted whether the call sorts them
+template <typename Bits>
+constexpr std::size_t cluster_sort_bytes(std::size_t k, bool sorted) {
+  if (!sorted || k <= 1) return 0;
+  switch (sort_tile_for(k)) {
+    case 0:
+      return sizeof(FewAnswersStorage<Bits>);
+    case 1:
+      return sizeof(typename AnswerSort<Bits, 1>::TempStorage);
+    default:
+      return sizeof(typename AnswerSort<Bits, 2>::TempStorage);
+  }
+}
+
+/// Dynamic shared memory of a launch of the cluster kernel for values of type \p T: the span's
+/// bytes (cluster_shared_bytes()) or the answer sort's (cluster_sort_bytes()), the larger.
+/// \param span values per block
+/// \param k answers per row
+/// \param sorted whether the call sorts them
+template <typename T>
+constexpr std::size_t cluster_launch_bytes(std::size_t span, std::size_t k, bool sorted) {
+  const std::size_t span_bytes = cluster_shared_bytes(span, sizeof(T));
+  const std::size_t sort_bytes = cluster_sort_bytes<typename SelectKey<T>::Bits>(k, sorted);
+  return span_bytes > sort_bytes ? span_bytes : sort_bytes;
+}
+
+/// The most dynamic shared memory a launch of the cluster kernel for \p T asks: the largest span
+/// (kMaxClusterSpanBytes), or the largest answer sort.
+template <typename T>
+constexpr std::size_t cluster_max_launch_bytes() {
+  const std::size_t span_bytes = cluster_shared_bytes(kMaxClusterSpanBytes / sizeof(T), sizeof(T));
+  const std::size_t sort_bytes = sizeof(AnswerSortStorage<typename SelectKey<T>::Bits>);
+  return span_bytes > sort_bytes ? span_bytes : sort_bytes;
+}
+
+/// Whether the largest launch for values of type \p T fits the 227 KiB of shared memory a block
+/// may have on an sm_90 GPU, with \p static_bytes of static shared memory.
+template <typename T>
+constexpr bool cluster_launch_fits(std::size_t static_bytes) {
+  return cluster_max_launch_bytes<T>() + static_bytes <= 227 * 1024;
+}
+
+/// Blocks of the cluster kernel each SM must hold at once, a bound the compiler meets with its
+/// registers (at most 64 per thread for 4): with the shared memory above, four blocks of a
+/// typical LLM row's spans fit an SM, and at batches of 64 rows and more the clusters then run in
+/// about one wave instead of two. Values of 8 bytes keep 2 (their select bits need twice the
+/// registers).
+/// \param value_bytes sizeof(T)
+constexpr int cluster_min_blocks_per_sm(std::size_t value_bytes) {
+  return value_bytes <= 4 ? 4 : 2;
 }
 
 /// One cluster of `cluster_blocks` blocks per row (the launch's cluster dimension; the grid is
 /// num_rows x cluster_blocks blocks, kBlockThreads threads each, and
-/// `cluster_shared_bytes(span, sizeof(T))` bytes of dynamic shared memory): load, per pass count
+/// `cluster_launch_bytes<T>(span, k, sorted)` bytes of dynamic shared memory): load, per pass count
 /// and choose the digit across the cluster, gather, and block 0 sorts (module comment above).
 /// \p span values per block, a multiple of 64 (cluster_split()'s rounding: the list's values then
 /// start on a 16-byte boundary too) and less than 65536 (the span's answer counts are 16 bits).
 template <typename T>
-__global__ void __launch_bounds__(kBlockThreads)
+__global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeof(T)))
     topk_cluster_rows_kernel(TopkArrays<T> arrays, std::uint32_t span) {
   chain_to_previous_kernel();  // first: see common/chained_launch.cuh
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Bits = typename SelectKey<T>::Bits;
   namespace cg = cooperative_groups;
   __shared__ ClusterStorage<Bits> storage;
-  static_assert(cluster_launch_fits(sizeof(T), sizeof(ClusterStorage<Bits>)),
+  static_assert(cluster_launch_fits<T>(sizeof(ClusterStorage<Bits>)),
                 "the largest span, its list and the static storage fit one block's shared memory");
   extern __shared__ __align__(16) unsigned char dynamic_shared[];
-  typename TopkStorage<Bits>::Select& select = storage.topk.select;
+  typename TopkStorage<Bits>::Select& select = storage.select;
   cg::cluster_group cluster = cg::this_cluster();
   const std::uint32_t rank = cluster.block_rank();
   const std::uint32_t blocks = cluster.num_blocks();
@@ -264,7 +322,8 @@ __global__ void __launch_bounds__(kBlockThreads)
     std::uint32_t* counts = storage.pass_counts[pass & 1];
     counts[threadIdx.x] = 0;
     if (!listed)
-      for (std::uint32_t i = threadIdx.x; i < kNumDigits * kLaneCounterStride; i += kBlockThreads)
+      for (std::uint32_t i = threadIdx.x; i < kLaneCounterWords * kLaneCounterStride;
+           i += kBlockThreads)
         lane_counters[i] = 0;
     __syncthreads();  // counters zeroed, the span loaded, the prefix of the previous pass visible
     SelectPrefix<Bits> prefix;
@@ -386,7 +445,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   // shared memory after this: each may now exit.
   cluster.sync();
   if (!arrays.sorted || arrays.k == 1 || rank != 0) return;
-  sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.topk.sort);
+  // The sort's tile in the dynamic shared memory (cluster_sort_bytes(): the launch has room).
+  sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest,
+                        *reinterpret_cast<AnswerSortStorage<Bits>*>(dynamic_shared));
 #endif
 }
 

@@ -108,13 +108,39 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
       cluster_split(num_rows, row_length, value_bytes, options.cluster_blocks, target_blocks);
   if (options.schedule == TopkSchedule::kClusterPerRow)
     return cluster.cluster_per_row ? cluster : split;
-  // The rule: a single row may spread over the largest cluster to bring its spans down.
-  if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock &&
-      num_rows == 1 && options.cluster_blocks == 0)
-    cluster = cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
-  const bool kept =
-      cluster.cluster_per_row && cluster.values_per_block <= kClusterRuleMaxValuesPerBlock;
+  if (options.cluster_blocks == 0) {
+    // The rule's size (topk.hpp): every SM a block, or spans of about kClusterRuleSpanValues.
+    const std::size_t multiprocessors =
+        divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
+    const std::size_t by_grid = divide_up(multiprocessors, num_rows);
+    const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
+    const std::size_t blocks = std::min(std::max(by_grid, by_span), kPortableClusterBlocks);
+    cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
+    // A single row may spread over the largest cluster to bring its spans down.
+    if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock &&
+        num_rows == 1)
+      cluster = cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
+  }
+  // A single row takes one wave; its spans decide (kClusterRuleMaxValuesPerBlock).
+  const bool kept = cluster.cluster_per_row &&
+                    (num_rows == 1 ? cluster.values_per_block <= kClusterRuleMaxValuesPerBlock
+                                   : cluster_waves(cluster, num_rows, value_bytes, target_blocks) <=
+                                         kClusterRuleMaxWaves);
   return kept ? cluster : split;
+}
+
+std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
+                          std::size_t target_blocks) {
+  constexpr std::size_t kSmSharedBytes = 228 * 1024;  // an sm_90 SM's shared memory
+  constexpr std::size_t kBlockReservedBytes = 1024;   // what the runtime keeps per block
+  const std::size_t block_bytes = cluster_shared_bytes(split.values_per_block, value_bytes) +
+                                  sizeof(ClusterStorage<std::uint64_t>) + kBlockReservedBytes;
+  const auto by_registers = static_cast<std::size_t>(cluster_min_blocks_per_sm(value_bytes));
+  const std::size_t per_sm =
+      std::max<std::size_t>(std::min(kSmSharedBytes / block_bytes, by_registers), 1);
+  const std::size_t multiprocessors =
+      divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
+  return divide_up(num_rows * split.blocks_per_row, per_sm * multiprocessors);
 }
 
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
@@ -238,14 +264,12 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // Its grid was bounded above: forced, by the checks before the size query; by the rule, only
   // where fewer than target / 2 rows (at most 2048) get at most 16 blocks each.
   if (split.cluster_per_row) {
-    allow_dynamic_shared_memory<topk_cluster_rows_kernel<T>,
-                                cluster_shared_bytes(kMaxClusterSpanBytes / sizeof(T),
-                                                     sizeof(T))>();
+    allow_dynamic_shared_memory<topk_cluster_rows_kernel<T>, cluster_max_launch_bytes<T>()>();
     if (split.blocks_per_row > kPortableClusterBlocks)
       allow_non_portable_clusters<topk_cluster_rows_kernel<T>>();
     launch_chained_in_clusters(
         topk_cluster_rows_kernel<T>, static_cast<unsigned>(num_rows * split.blocks_per_row),
-        kBlockThreads, cluster_shared_bytes(split.values_per_block, sizeof(T)),
+        kBlockThreads, cluster_launch_bytes<T>(split.values_per_block, k, options.sorted),
         static_cast<unsigned>(split.blocks_per_row), stream, arrays,
         static_cast<std::uint32_t>(split.values_per_block));
     return;

@@ -51,8 +51,8 @@
 /// - **one thread-block cluster per row** (sm_90 builds; cluster_rows.cuh): the row read once
 ///   into the shared memory of a cluster of up to 16 blocks, every pass counted there and summed
 ///   through distributed shared memory, one launch and no scratch. The rule takes it where it
-///   would split rows over several blocks and each block holds at most
-///   kClusterRuleMaxValuesPerBlock values.
+///   would split rows over several blocks and the clusters take at most kClusterRuleMaxWaves
+///   waves of the GPU (resolve_schedule()).
 ///
 /// Usage follows CUB's temp-storage convention:
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
@@ -279,14 +279,25 @@ inline constexpr std::size_t kMaxClusterBlocks = 16;
 /// Most blocks the rule gives a cluster to spread a few rows over the GPU: 8, the size every
 /// sm_90 GPU supports (a row longer than 8 blocks hold still gets more).
 inline constexpr std::size_t kPortableClusterBlocks = 8;
-/// The rule picks one cluster per row (where it would split rows over several blocks) only when
-/// each block holds at most this many values: every value costs each block a few instructions
-/// per pass from shared memory, and with longer spans the several-blocks schedule, which spreads
-/// a row over more blocks, was faster. A single row may take kMaxClusterBlocks blocks to get
-/// there. Measured on the H100 (2026-11-27, sorted, k = 50 and 2048, against several blocks per
-/// row): 32000-value rows at batches 1-128 (4032-6400 values per block) 1.04-1.7x faster, one row
-/// of 128256 or 151936 in 16 blocks (8064 and 9536) 1.15-1.3x; at 256 x 32000 (10688 per block)
-/// and at batches of 16 and more of 128256 values (16064) it was slower or level (README).
+/// The rule's span for a cluster: about this many values per block. A block's passes cost a
+/// fixed part (cluster barriers, the digit choice, the answer gather) and a part per value, so
+/// where rows are many the fewest blocks that still fill the GPU win: measured on the H100
+/// (2026-11-28, sorted, k = 50 and 2048, clusters forced to 2, 4 and 8 blocks), 64-256 rows of
+/// 32000 f32 or bf16 ran fastest in clusters of 2 (16000 values each), 64 rows of 128256 in
+/// clusters of 8 (16064), not 6 (21376).
+inline constexpr std::size_t kClusterRuleSpanValues = 16384;
+/// The rule keeps one cluster per row only when its blocks take at most this many waves of the
+/// GPU (cluster_waves()); past it, the several-blocks schedule, whose passes stream the rows
+/// instead of holding them in shared memory, was faster: 128 rows of 128256 f32 (4 waves) 0.146
+/// against 0.166 ms, 256 rows of 128256 bf16 (6 waves) 0.144 against 0.274, where 128 rows of
+/// 128256 bf16 (3 waves) ran 0.152 against 0.163 and 64 rows of 128256 f32 (2 waves) 0.100
+/// against 0.122 (the same measurements).
+inline constexpr std::size_t kClusterRuleMaxWaves = 3;
+/// A single row spreads over kMaxClusterBlocks blocks when the rule's cluster would give a block
+/// more than this many values, and keeps the cluster only when its blocks then hold at most
+/// this many: one row is all latency, and more blocks halve each one's passes (1 x 128256 f32:
+/// 16 blocks of 8064 values against 8 of 16064), while spans longer than this were slower than
+/// several blocks per row (2026-11-27, README).
 inline constexpr std::size_t kClusterRuleMaxValuesPerBlock = 10240;
 /// Most bytes of a row one block of a cluster holds in shared memory: 96 KiB. With its candidate
 /// list (or lane counters) and static storage a block of the largest span takes about 180 KiB,
@@ -338,14 +349,27 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 
 /// The schedule topk() runs for values of \p value_bytes bytes: select_schedule(), then, when
 /// the call may use it (forced, or the rule's choice of several blocks per row with no span
-/// given, in a build that has the cluster kernel) and a cluster holds the row, cluster_split()
-/// with TopkOptions::cluster_blocks; the rule (not a forced schedule) keeps it only when its
-/// blocks hold at most kClusterRuleMaxValuesPerBlock values. Pure host arithmetic (the GPU tests
-/// ask which schedule ran). \param num_rows rows \param row_length values per row \param
-/// value_bytes sizeof(T) \param options the schedule options \param target_blocks
-/// multi_block_target() of the device
+/// given, in a build that has the cluster kernel) and a cluster holds the row, cluster_split().
+/// Forced, with TopkOptions::cluster_blocks. By the rule: blocks enough to give every SM one
+/// (a few rows) or spans of about kClusterRuleSpanValues (many rows), whichever is more, at most
+/// kPortableClusterBlocks (a single row: kMaxClusterBlocks when its blocks would hold more than
+/// kClusterRuleMaxValuesPerBlock values); kept only when cluster_waves() is at most
+/// kClusterRuleMaxWaves (a single row: when its blocks hold at most kClusterRuleMaxValuesPerBlock
+/// values). Pure host arithmetic (the GPU tests ask which schedule ran).
+/// \param num_rows rows \param row_length values per row \param value_bytes sizeof(T)
+/// \param options the schedule options \param target_blocks multi_block_target() of the device
 RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
                           const TopkOptions& options, std::size_t target_blocks);
+
+/// Waves of the GPU the blocks of \p split (a cluster split) take for \p num_rows rows of
+/// values of \p value_bytes bytes: their blocks over the blocks the SMs hold at once, counting
+/// each block's shared memory (its span and list or counters, the static storage; not the
+/// answer sort's, which needs less than a span of 16384 values) and the register bound of the
+/// kernel (4 blocks per SM for values up to 4 bytes, 2 for 8). Rounded up.
+/// \param split a cluster split (cluster_per_row) \param num_rows rows \param value_bytes
+/// sizeof(T) \param target_blocks multi_block_target() of the device (kBlocksPerSm per SM)
+std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
+                          std::size_t target_blocks);
 
 /// Per row: what the passes fixed so far, the arrival ticket of the current pass, which passes
 /// filter into the candidate lists, and how much of the list being written is taken. Written

@@ -1036,14 +1036,43 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   EXPECT_TRUE(s.cluster_per_row);
   EXPECT_EQ(s.blocks_per_row, 8u);
   EXPECT_EQ(s.values_per_block, 4032u);
-  s = resolve(128, 32000, 4);
+  // Many rows: spans of about 16384 values (2 blocks of 16000 for 32000), where the grid is full.
+  s = resolve(64, 32000, 4);
   EXPECT_TRUE(s.cluster_per_row);
-  EXPECT_EQ(s.blocks_per_row, 5u);
-  EXPECT_EQ(s.values_per_block, 6400u);
-  EXPECT_FALSE(resolve(256, 32000, 4).cluster_per_row);  // 3 blocks of 10688
-  EXPECT_TRUE(resolve(256, 32000, 4).several_blocks);
-  EXPECT_FALSE(resolve(16, 128256, 4).cluster_per_row);  // 8 blocks of 16064
-  EXPECT_TRUE(resolve(16, 128256, 4).several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 3u);  // every one of 132 SMs a block
+  EXPECT_EQ(s.values_per_block, 10688u);
+  for (std::size_t rows : {128u, 256u}) {
+    s = resolve(rows, 32000, 4);
+    EXPECT_TRUE(s.cluster_per_row) << rows;
+    EXPECT_EQ(s.blocks_per_row, 2u) << rows;
+    EXPECT_EQ(s.values_per_block, 16000u) << rows;
+  }
+  s = resolve(16, 128256, 4);  // 8 blocks of 16064: 128 blocks, one wave
+  EXPECT_TRUE(s.cluster_per_row);
+  EXPECT_EQ(s.blocks_per_row, 8u);
+  EXPECT_EQ(s.values_per_block, 16064u);
+  // The waves decide between the cluster and several blocks per row: 64 rows of 128256 f32 take
+  // 2 (2 blocks of 100 KiB per SM), 128 rows 4; bf16 spans are half as long (3 blocks per SM):
+  // 128 rows take 3 waves, 256 rows 6.
+  EXPECT_TRUE(resolve(64, 128256, 4).cluster_per_row);
+  EXPECT_FALSE(resolve(128, 128256, 4).cluster_per_row);
+  EXPECT_TRUE(resolve(128, 128256, 4).several_blocks);
+  EXPECT_TRUE(resolve(128, 128256, 2).cluster_per_row);
+  EXPECT_FALSE(resolve(256, 128256, 2).cluster_per_row);
+  EXPECT_TRUE(resolve(256, 128256, 2).several_blocks);
+  stage07::RowSplit eight;
+  eight.cluster_per_row = true;
+  eight.blocks_per_row = 8;
+  eight.values_per_block = 16064;
+  EXPECT_EQ(stage07::cluster_waves(eight, 64, 4, 528), 2u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 128, 4, 528), 4u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 128, 2, 528), 3u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 256, 2, 528), 6u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 1, 8, 528), 1u);
+  eight.values_per_block = 64;  // tiny spans: the registers bound the blocks per SM (4, or 2)
+  EXPECT_EQ(stage07::cluster_waves(eight, 66, 4, 528), 1u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 67, 4, 528), 2u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 34, 8, 528), 2u);
   // One row spreads over 16 blocks: 8064 values each for 128256, 9536 for 151936.
   s = resolve(1, 128256, 4);
   EXPECT_TRUE(s.cluster_per_row);
