@@ -116,9 +116,10 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
     const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
     const std::size_t blocks = std::min(std::max(by_grid, by_span), kPortableClusterBlocks);
     cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
-    // A single row may spread over the largest cluster to bring its spans down.
+    // A few rows (fewer than the SMs / 8: every SM would get a block at 8 per row) may spread
+    // over the largest cluster to bring their spans down.
     if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock &&
-        num_rows == 1)
+        by_grid > kPortableClusterBlocks)
       cluster = cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
   }
   // A single row takes one wave; its spans decide (kClusterRuleMaxValuesPerBlock).

@@ -293,11 +293,13 @@ inline constexpr std::size_t kClusterRuleSpanValues = 16384;
 /// 128256 bf16 (3 waves) ran 0.152 against 0.163 and 64 rows of 128256 f32 (2 waves) 0.100
 /// against 0.122 (the same measurements).
 inline constexpr std::size_t kClusterRuleMaxWaves = 3;
-/// A single row spreads over kMaxClusterBlocks blocks when the rule's cluster would give a block
-/// more than this many values, and keeps the cluster only when its blocks then hold at most
-/// this many: one row is all latency, and more blocks halve each one's passes (1 x 128256 f32:
-/// 16 blocks of 8064 values against 8 of 16064), while spans longer than this were slower than
-/// several blocks per row (2026-11-27, README).
+/// A few rows (so few that 8 blocks each leave SMs idle) spread over kMaxClusterBlocks blocks
+/// when the rule's cluster would give a block more than this many values, and a single row keeps
+/// the cluster only when its blocks then hold at most this many: a few rows are all latency, and
+/// more blocks halve each one's passes (1 x 128256 f32: 16 blocks of 8064 values against 8 of
+/// 16064, 2026-11-27; 16 x 151936 f32, k = 50: 0.042 ms in 16 blocks against 0.067 in 8, bf16
+/// 0.041 against 0.051, 2026-11-28), while a single row's spans longer than this were slower
+/// than several blocks per row (2026-11-27, README).
 inline constexpr std::size_t kClusterRuleMaxValuesPerBlock = 10240;
 /// Most bytes of a row one block of a cluster holds in shared memory: 96 KiB. With its candidate
 /// list (or lane counters) and static storage a block of the largest span takes about 180 KiB,
@@ -352,7 +354,7 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 /// given, in a build that has the cluster kernel) and a cluster holds the row, cluster_split().
 /// Forced, with TopkOptions::cluster_blocks. By the rule: blocks enough to give every SM one
 /// (a few rows) or spans of about kClusterRuleSpanValues (many rows), whichever is more, at most
-/// kPortableClusterBlocks (a single row: kMaxClusterBlocks when its blocks would hold more than
+/// kPortableClusterBlocks (a few rows: kMaxClusterBlocks when their blocks would hold more than
 /// kClusterRuleMaxValuesPerBlock values); kept only when cluster_waves() is at most
 /// kClusterRuleMaxWaves (a single row: when its blocks hold at most kClusterRuleMaxValuesPerBlock
 /// values). Pure host arithmetic (the GPU tests ask which schedule ran).

@@ -1047,7 +1047,15 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
     EXPECT_EQ(s.blocks_per_row, 2u) << rows;
     EXPECT_EQ(s.values_per_block, 16000u) << rows;
   }
-  s = resolve(16, 128256, 4);  // 8 blocks of 16064: 128 blocks, one wave
+  // A few rows take 16 blocks where 8 would hold more than 10240 values each: 16 x 128256 f32
+  // (8016 each), 16 x 151936 bf16 (9536); 17 rows fill the 132 SMs with 8 blocks each.
+  s = resolve(16, 128256, 4);
+  EXPECT_TRUE(s.cluster_per_row);
+  EXPECT_EQ(s.blocks_per_row, 16u);
+  EXPECT_EQ(s.values_per_block, 8064u);
+  EXPECT_EQ(resolve(16, 151936, 2).blocks_per_row, 16u);
+  EXPECT_EQ(resolve(16, 32000, 4).blocks_per_row, 8u);  // 4032 each: 8 suffice
+  s = resolve(17, 128256, 4);
   EXPECT_TRUE(s.cluster_per_row);
   EXPECT_EQ(s.blocks_per_row, 8u);
   EXPECT_EQ(s.values_per_block, 16064u);
