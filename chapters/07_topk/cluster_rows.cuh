@@ -55,8 +55,11 @@ inline constexpr int kLaneCounterCopies = 32;
 /// half; half the words halve the shared memory (more blocks per SM) and the words to clear and
 /// sum each pass.
 inline constexpr int kLaneCounterWords = kNumDigits / 2;
-/// Words from one digit pair's counters to the next: 33, not 32, so that the 32 words a warp adds
-/// to (one pair each) and the 32 copies a thread sums (one pair) fall in different banks.
+/// Words from one digit pair's counters to the next: 33, not 32, so that the 32 copies a thread
+/// sums (one pair) fall in different banks, and so do the adds of lanes whose values share a
+/// pair (the common case on concentrated digits). Lanes adding to different pairs may still meet
+/// in a bank: lane l's add to pair p goes to bank (p + l) mod 32. (Stride 32 with the sums read
+/// in a staggered order would make both sides conflict-free: not measured.)
 inline constexpr int kLaneCounterStride = kLaneCounterCopies + 1;
 /// Bytes of the lane counters (the start of the kernel's dynamic shared memory).
 inline constexpr std::size_t kLaneCounterBytes =
@@ -197,8 +200,9 @@ __device__ __forceinline__ std::uint32_t sum_over_cluster(std::uint32_t blocks,
 
 /// Static shared memory of the cluster kernel: the select state, the counters the other blocks
 /// read, and the answer counts of the warps and the span. (The answer sort's storage is not here:
-/// block 0 sorts in its dynamic shared memory, cluster_sort_bytes(), so that the blocks that do
-/// not sort, and the calls that do not, leave room for more blocks per SM.)
+/// block 0 sorts in its dynamic shared memory, cluster_sort_bytes(), which a launch sizes as the
+/// larger of the span's bytes and the sort's, so a call that does not sort, or whose spans take
+/// more than the sort, pays nothing for it.)
 template <typename Bits>
 struct ClusterStorage {
   typename TopkStorage<Bits>::Select select;  ///< the radix select's and the gather's state
@@ -283,6 +287,8 @@ __global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeo
   using Bits = typename SelectKey<T>::Bits;
   namespace cg = cooperative_groups;
   __shared__ ClusterStorage<Bits> storage;
+  static_assert(kMaxClusterSpanBytes / sizeof(T) < 65536,
+                "a span's 16-bit lane counters and answer counts hold its length");
   static_assert(cluster_launch_fits<T>(sizeof(ClusterStorage<Bits>)),
                 "the largest span, its list and the static storage fit one block's shared memory");
   extern __shared__ __align__(16) unsigned char dynamic_shared[];

@@ -5,7 +5,7 @@
 /// instantiations for f32, u32, i32, f64, i64, f16 and bf16 values.
 ///
 /// Status: all four schedules pass the stage07 GPU suite and compute-sanitizer on an H100
-/// (2026-11-27).
+/// (2026-11-28).
 #include <algorithm>
 #include <string>
 
@@ -108,27 +108,45 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
       cluster_split(num_rows, row_length, value_bytes, options.cluster_blocks, target_blocks);
   if (options.schedule == TopkSchedule::kClusterPerRow)
     return cluster.cluster_per_row ? cluster : split;
+  const std::size_t multiprocessors =
+      divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
+  // A few rows: so few that clusters of kPortableClusterBlocks leave SMs idle.
+  const bool few_rows = divide_up(multiprocessors, num_rows) > kPortableClusterBlocks;
   if (options.cluster_blocks == 0) {
     // The rule's size (topk.hpp): every SM a block, or spans of about kClusterRuleSpanValues.
-    const std::size_t multiprocessors =
-        divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
     const std::size_t by_grid = divide_up(multiprocessors, num_rows);
     const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
-    const std::size_t blocks = std::min(std::max(by_grid, by_span), kPortableClusterBlocks);
+    // At least 2: a cluster of one block was never measured against several blocks per row.
+    const std::size_t blocks =
+        std::min(std::max({by_grid, by_span, std::size_t{2}}), kPortableClusterBlocks);
     cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
-    // A few rows (fewer than the SMs / 8: every SM would get a block at 8 per row) may spread
-    // over the largest cluster to bring their spans down.
+    // A few rows may spread over the largest cluster to bring their spans down.
     if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock &&
-        by_grid > kPortableClusterBlocks)
+        few_rows)
       cluster = cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
   }
-  // A single row takes one wave; its spans decide (kClusterRuleMaxValuesPerBlock).
+  // A few rows take one wave; their spans decide (kClusterRuleMaxValuesPerBlock). Many rows:
+  // the waves, and spans no longer than measured (kClusterRuleMaxSpanValues).
   const bool kept = cluster.cluster_per_row &&
-                    (num_rows == 1 ? cluster.values_per_block <= kClusterRuleMaxValuesPerBlock
-                                   : cluster_waves(cluster, num_rows, value_bytes, target_blocks) <=
-                                         kClusterRuleMaxWaves);
+                    (few_rows ? cluster.values_per_block <= kClusterRuleMaxValuesPerBlock
+                              : cluster.values_per_block <= kClusterRuleMaxSpanValues &&
+                                    cluster_waves(cluster, num_rows, value_bytes, target_blocks) <=
+                                        kClusterRuleMaxWaves);
   return kept ? cluster : split;
 }
+
+// The answer sort's bytes at the tiles' edges (cluster_sort_bytes() picks the tile that
+// sort_answers_for_k() runs).
+static_assert(cluster_sort_bytes<std::uint32_t>(1, true) == 0 &&
+              cluster_sort_bytes<std::uint32_t>(2048, false) == 0);
+static_assert(cluster_sort_bytes<std::uint32_t>(256, true) ==
+              sizeof(FewAnswersStorage<std::uint32_t>));
+static_assert(cluster_sort_bytes<std::uint32_t>(257, true) ==
+                  sizeof(AnswerSort<std::uint32_t, 1>::TempStorage) &&
+              cluster_sort_bytes<std::uint32_t>(1024, true) ==
+                  sizeof(AnswerSort<std::uint32_t, 1>::TempStorage));
+static_assert(cluster_sort_bytes<std::uint64_t>(1025, true) ==
+              sizeof(AnswerSort<std::uint64_t, 2>::TempStorage));
 
 std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
                           std::size_t target_blocks) {

@@ -241,8 +241,10 @@ struct TopkOptions {
   /// Whether the sample pass (several blocks per row) or the sample read (one block per row)
   /// runs, where sample_plan() allows it; the output is the same either way.
   TopkSample sample = TopkSample::kAuto;
-  /// Blocks per cluster of the cluster-per-row schedule, 1 .. kMaxClusterBlocks; 0: the rule's
-  /// (cluster_split()). A row longer than this many blocks hold gets more.
+  /// Blocks per cluster of the cluster-per-row schedule, 1 .. kMaxClusterBlocks. 0: with the
+  /// schedule forced, cluster_split()'s default (up to 8, enough to spread a few rows over the
+  /// GPU); by the rule, resolve_schedule()'s size (which may differ: 16 blocks for one row of
+  /// 128256, 2 for 128 rows of 32000). A row longer than this many blocks hold gets more.
   std::size_t cluster_blocks = 0;
 };
 
@@ -293,17 +295,24 @@ inline constexpr std::size_t kClusterRuleSpanValues = 16384;
 /// 128256 bf16 (3 waves) ran 0.152 against 0.163 and 64 rows of 128256 f32 (2 waves) 0.100
 /// against 0.122 (the same measurements).
 inline constexpr std::size_t kClusterRuleMaxWaves = 3;
-/// A few rows (so few that 8 blocks each leave SMs idle) spread over kMaxClusterBlocks blocks
-/// when the rule's cluster would give a block more than this many values, and a single row keeps
-/// the cluster only when its blocks then hold at most this many: a few rows are all latency, and
-/// more blocks halve each one's passes (1 x 128256 f32: 16 blocks of 8064 values against 8 of
-/// 16064, 2026-11-27; 16 x 151936 f32, k = 50: 0.042 ms in 16 blocks against 0.067 in 8, bf16
-/// 0.041 against 0.051, 2026-11-28), while a single row's spans longer than this were slower
-/// than several blocks per row (2026-11-27, README).
+/// A few rows (so few that 8 blocks each leave SMs idle: at most 16 on an H100) spread over
+/// kMaxClusterBlocks blocks when the rule's cluster would give a block more than this many
+/// values, and keep the cluster only when their blocks then hold at most this many: a few rows
+/// are all latency, and more blocks halve each one's passes (1 x 128256 f32: 16 blocks of 8064
+/// values against 8 of 16064, 2026-11-27; 16 x 151936 f32, k = 50: 0.042 ms in 16 blocks
+/// against 0.067 in 8, bf16 0.041 against 0.051, 2026-11-28), while a single row's spans longer
+/// than this were slower than several blocks per row (1 x 200000 f32 in 16 blocks of 12544,
+/// 2026-11-27, README).
 inline constexpr std::size_t kClusterRuleMaxValuesPerBlock = 10240;
+/// Longest span, in values, the rule gives a block of a cluster when rows are many: the longest
+/// the measurements of 2026-11-28 covered (151936-value rows in 8 blocks, 18992 values: faster
+/// than several blocks per row in bf16 at 64 and 128 rows, slower in f32 at 64 rows, where the
+/// waves already exclude it). Longer spans, unmeasured, keep several blocks per row.
+inline constexpr std::size_t kClusterRuleMaxSpanValues = 19456;
 /// Most bytes of a row one block of a cluster holds in shared memory: 96 KiB. With its candidate
-/// list (or lane counters) and static storage a block of the largest span takes about 180 KiB,
-/// so it has an SM to itself; a span of 32 KiB or less leaves room for two.
+/// list (or lane counters) and static storage a block of the largest span takes about 150 KiB
+/// (f32) to 180 KiB (bf16: its list entries are 6 bytes for 2 of span), so it has an SM to
+/// itself; a 32 KiB span of f32 takes about 54 KiB, and 4 such blocks share an SM.
 inline constexpr std::size_t kMaxClusterSpanBytes = 96 * 1024;
 static_assert(kMaxClusterSpanBytes / 2 < 65536,
               "a span's answer counts are packed two to a 32-bit word (16 bits each)");
@@ -353,21 +362,23 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 /// the call may use it (forced, or the rule's choice of several blocks per row with no span
 /// given, in a build that has the cluster kernel) and a cluster holds the row, cluster_split().
 /// Forced, with TopkOptions::cluster_blocks. By the rule: blocks enough to give every SM one
-/// (a few rows) or spans of about kClusterRuleSpanValues (many rows), whichever is more, at most
-/// kPortableClusterBlocks (a few rows: kMaxClusterBlocks when their blocks would hold more than
-/// kClusterRuleMaxValuesPerBlock values); kept only when cluster_waves() is at most
-/// kClusterRuleMaxWaves (a single row: when its blocks hold at most kClusterRuleMaxValuesPerBlock
-/// values). Pure host arithmetic (the GPU tests ask which schedule ran).
-/// \param num_rows rows \param row_length values per row \param value_bytes sizeof(T)
-/// \param options the schedule options \param target_blocks multi_block_target() of the device
+/// (a few rows) or spans of about kClusterRuleSpanValues (many rows), whichever is more, at
+/// least 2 and at most kPortableClusterBlocks (a few rows: kMaxClusterBlocks when their blocks
+/// would hold more than kClusterRuleMaxValuesPerBlock values); kept only when cluster_waves() is
+/// at most kClusterRuleMaxWaves and the spans are at most kClusterRuleMaxSpanValues (a few rows:
+/// kClusterRuleMaxValuesPerBlock) values. Pure host arithmetic (the GPU tests ask which schedule
+/// ran). \param num_rows rows \param row_length values per row \param value_bytes sizeof(T) \param
+/// options the schedule options \param target_blocks multi_block_target() of the device
 RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
                           const TopkOptions& options, std::size_t target_blocks);
 
 /// Waves of the GPU the blocks of \p split (a cluster split) take for \p num_rows rows of
 /// values of \p value_bytes bytes: their blocks over the blocks the SMs hold at once, counting
-/// each block's shared memory (its span and list or counters, the static storage; not the
-/// answer sort's, which needs less than a span of 16384 values) and the register bound of the
-/// kernel (4 blocks per SM for values up to 4 bytes, 2 for 8). Rounded up.
+/// each block's shared memory (its span and list or counters, and the static storage of 8-byte
+/// values, the largest; not the answer sort's, at most 34 KiB, which stays within the 57 KiB a
+/// block has at 4 per SM) and the register bound of the kernel taken as the blocks per SM (4 for
+/// values up to 4 bytes, 2 for 8). Rounded up. A model: it ignores how clusters pack onto the
+/// GPCs.
 /// \param split a cluster split (cluster_per_row) \param num_rows rows \param value_bytes
 /// sizeof(T) \param target_blocks multi_block_target() of the device (kBlocksPerSm per SM)
 std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,

@@ -1017,10 +1017,35 @@ TEST(Stage07Schedule, ClusterSplitOnAnH100) {
         }
 }
 
-// Which schedule runs: the rule keeps the cluster only where its blocks hold at most
-// kClusterRuleMaxValuesPerBlock values (LLM vocabularies of 32000 at batches up to 128, single
-// rows of up to 151936 in 16 blocks, not batches of 128256); a forced cluster schedule runs
-// whenever a cluster holds the row.
+// Waves of the cluster schedule: blocks over what the 132 SMs of an H100 hold at once, by each
+// block's shared memory and the kernel's register bound. Pure arithmetic: runs in every build.
+TEST(Stage07Schedule, ClusterWavesOnAnH100) {
+  stage07::RowSplit eight;
+  eight.cluster_per_row = true;
+  eight.blocks_per_row = 8;
+  eight.values_per_block = 16064;  // about 99 KiB a block of f32 (2 per SM), 60 of bf16 (3)
+  EXPECT_EQ(stage07::cluster_waves(eight, 64, 4, 528), 2u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 66, 4, 528), 2u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 67, 4, 528), 3u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 128, 4, 528), 4u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 128, 2, 528), 3u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 256, 2, 528), 6u);
+  eight.values_per_block = 64;  // tiny spans: the registers bound the blocks per SM (4, or 2)
+  EXPECT_EQ(stage07::cluster_waves(eight, 66, 4, 528), 1u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 67, 4, 528), 2u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 33, 8, 528), 1u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 34, 8, 528), 2u);
+  eight.values_per_block = 12288;  // the longest 8-byte span (96 KiB): one block per SM
+  EXPECT_EQ(stage07::cluster_waves(eight, 16, 8, 528), 1u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 17, 8, 528), 2u);
+  // No target: one SM, which holds 2 blocks of 12288 f32 (about 77 KiB each).
+  EXPECT_EQ(stage07::cluster_waves(eight, 1, 4, 0), 4u);
+}
+
+// Which schedule runs: the rule's cluster sizes (by the grid and by spans of about 16384 values,
+// 16 blocks for a few long rows) and where it keeps the cluster (at most 3 waves, spans no longer
+// than measured; a few rows: at most kClusterRuleMaxValuesPerBlock values per block); a forced
+// cluster schedule runs whenever a cluster holds the row.
 TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   const auto resolve = [](std::size_t rows, std::size_t length, std::size_t bytes,
                           stage07::TopkSchedule schedule = stage07::TopkSchedule::kAuto) {
@@ -1048,7 +1073,7 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
     EXPECT_EQ(s.values_per_block, 16000u) << rows;
   }
   // A few rows take 16 blocks where 8 would hold more than 10240 values each: 16 x 128256 f32
-  // (8016 each), 16 x 151936 bf16 (9536); 17 rows fill the 132 SMs with 8 blocks each.
+  // (8064 each), 16 x 151936 bf16 (9536); 17 rows fill the 132 SMs with 8 blocks each.
   s = resolve(16, 128256, 4);
   EXPECT_TRUE(s.cluster_per_row);
   EXPECT_EQ(s.blocks_per_row, 16u);
@@ -1068,19 +1093,17 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   EXPECT_TRUE(resolve(128, 128256, 2).cluster_per_row);
   EXPECT_FALSE(resolve(256, 128256, 2).cluster_per_row);
   EXPECT_TRUE(resolve(256, 128256, 2).several_blocks);
-  stage07::RowSplit eight;
-  eight.cluster_per_row = true;
-  eight.blocks_per_row = 8;
-  eight.values_per_block = 16064;
-  EXPECT_EQ(stage07::cluster_waves(eight, 64, 4, 528), 2u);
-  EXPECT_EQ(stage07::cluster_waves(eight, 128, 4, 528), 4u);
-  EXPECT_EQ(stage07::cluster_waves(eight, 128, 2, 528), 3u);
-  EXPECT_EQ(stage07::cluster_waves(eight, 256, 2, 528), 6u);
-  EXPECT_EQ(stage07::cluster_waves(eight, 1, 8, 528), 1u);
-  eight.values_per_block = 64;  // tiny spans: the registers bound the blocks per SM (4, or 2)
-  EXPECT_EQ(stage07::cluster_waves(eight, 66, 4, 528), 1u);
-  EXPECT_EQ(stage07::cluster_waves(eight, 67, 4, 528), 2u);
-  EXPECT_EQ(stage07::cluster_waves(eight, 34, 8, 528), 2u);
+  // Spans past the measured 19456 values keep several blocks per row (17 x 200000 f32: 9 blocks
+  // of 22272 would fit 2 waves); a few rows keep the single row's limit (2 x 200000 f32: 16
+  // blocks of 12544); the rule's clusters have at least 2 blocks (200 x 8192 f32).
+  EXPECT_FALSE(resolve(17, 200000, 4).cluster_per_row);
+  EXPECT_TRUE(resolve(17, 200000, 4).several_blocks);
+  EXPECT_FALSE(resolve(2, 200000, 4).cluster_per_row);
+  EXPECT_TRUE(resolve(2, 200000, 4).several_blocks);
+  s = resolve(200, 8192, 4);
+  EXPECT_TRUE(s.cluster_per_row);
+  EXPECT_EQ(s.blocks_per_row, 2u);
+  EXPECT_EQ(s.values_per_block, 4096u);
   // One row spreads over 16 blocks: 8064 values each for 128256, 9536 for 151936.
   s = resolve(1, 128256, 4);
   EXPECT_TRUE(s.cluster_per_row);
@@ -1096,6 +1119,23 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   // One block per row stays (the rule never splits 4096 rows of 32768).
   EXPECT_FALSE(resolve(4096, 32768, 4).cluster_per_row);
   EXPECT_FALSE(resolve(4096, 32768, 4).several_blocks);
+  // The rule's picks on issue 18's LLM shapes, as the make table of 2026-11-28 ran them (0: several
+  // blocks per row): f32 and bf16, batches 1, 16, 64, 128, 256 of 32000, 128256, 151936.
+  const std::size_t batches[] = {1, 16, 64, 128, 256};
+  const std::size_t vocabularies[] = {32000, 128256, 151936};
+  const std::size_t f32_blocks[3][5] = {{8, 8, 3, 2, 2}, {16, 16, 8, 0, 0}, {16, 16, 0, 0, 0}};
+  const std::size_t bf16_blocks[3][5] = {{8, 8, 3, 2, 2}, {16, 16, 8, 8, 0}, {16, 16, 8, 8, 0}};
+  for (int v = 0; v < 3; ++v)
+    for (int b = 0; b < 5; ++b)
+      for (std::size_t bytes : {4u, 2u}) {
+        const std::size_t expected = (bytes == 4 ? f32_blocks : bf16_blocks)[v][b];
+        const auto r = resolve(batches[b], vocabularies[v], bytes);
+        EXPECT_EQ(r.cluster_per_row, expected != 0)
+            << batches[b] << " x " << vocabularies[v] << ", " << bytes << " bytes";
+        if (expected != 0) {
+          EXPECT_EQ(r.blocks_per_row, expected) << batches[b] << " x " << vocabularies[v];
+        }
+      }
   // A forced span keeps the several-blocks schedule.
   TopkOptions span;
   span.values_per_block = 512;
