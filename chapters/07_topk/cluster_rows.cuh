@@ -224,15 +224,7 @@ struct ClusterStorage {
 /// \param sorted whether the call sorts them
 template <typename Bits>
 constexpr std::size_t cluster_sort_bytes(std::size_t k, bool sorted) {
-  if (!sorted || k <= 1) return 0;
-  switch (sort_tile_for(k)) {
-    case 0:
-      return sizeof(FewAnswersStorage<Bits>);
-    case 1:
-      return sizeof(typename AnswerSort<Bits, 1>::TempStorage);
-    default:
-      return sizeof(typename AnswerSort<Bits, 2>::TempStorage);
-  }
+  return !sorted || k <= 1 ? 0 : answer_sort_tile_bytes<Bits>(sort_tile_for(k));
 }
 
 /// Dynamic shared memory of a launch of the cluster kernel for values of type \p T: the span's

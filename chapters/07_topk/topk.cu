@@ -28,6 +28,11 @@ std::size_t divide_up(std::size_t a, std::size_t b) {
   return (a + b - 1) / b;
 }
 
+/// The SMs behind a multi_block_target() (kBlocksPerSm per SM), at least 1.
+std::size_t multiprocessors_of(std::size_t target_blocks) {
+  return divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
+}
+
 /// The split of a row of \p row_length values into spans of \p span values (at most the row,
 /// rounded up to whole chunks of kBlockThreads, so every block but a row's last reads whole
 /// chunks, and the span fits the kernels' 32-bit arithmetic).
@@ -108,13 +113,11 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
       cluster_split(num_rows, row_length, value_bytes, options.cluster_blocks, target_blocks);
   if (options.schedule == TopkSchedule::kClusterPerRow)
     return cluster.cluster_per_row ? cluster : split;
-  const std::size_t multiprocessors =
-      divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
-  // A few rows: so few that clusters of kPortableClusterBlocks leave SMs idle.
-  const bool few_rows = divide_up(multiprocessors, num_rows) > kPortableClusterBlocks;
+  // The rule's size (topk.hpp): every SM a block, or spans of about kClusterRuleSpanValues. A few
+  // rows: so few that clusters of kPortableClusterBlocks leave SMs idle.
+  const std::size_t by_grid = divide_up(multiprocessors_of(target_blocks), num_rows);
+  const bool few_rows = by_grid > kPortableClusterBlocks;
   if (options.cluster_blocks == 0) {
-    // The rule's size (topk.hpp): every SM a block, or spans of about kClusterRuleSpanValues.
-    const std::size_t by_grid = divide_up(multiprocessors, num_rows);
     const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
     // At least 2: a cluster of one block was never measured against several blocks per row.
     const std::size_t blocks =
@@ -157,9 +160,7 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
   const auto by_registers = static_cast<std::size_t>(cluster_min_blocks_per_sm(value_bytes));
   const std::size_t per_sm =
       std::max<std::size_t>(std::min(kSmSharedBytes / block_bytes, by_registers), 1);
-  const std::size_t multiprocessors =
-      divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
-  return divide_up(num_rows * split.blocks_per_row, per_sm * multiprocessors);
+  return divide_up(num_rows * split.blocks_per_row, per_sm * multiprocessors_of(target_blocks));
 }
 
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,

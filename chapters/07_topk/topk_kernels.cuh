@@ -71,7 +71,17 @@ union AnswerSortStorage {
   typename AnswerSort<Bits, 1>::TempStorage tile1;  ///< 1024 keys
   typename AnswerSort<Bits, 2>::TempStorage tile2;  ///< 2048 keys
 };
-static_assert(kNumSortTiles == 3, "AnswerSortStorage and sort_answers() name every tile");
+static_assert(kNumSortTiles == 3,
+              "AnswerSortStorage, answer_sort_tile_bytes() and sort_answers() name every tile");
+
+/// Bytes of the answer sort's storage for tile \p tile (sort_tile_for()): what
+/// sort_answers_for_k() uses of AnswerSortStorage.
+template <typename Bits>
+constexpr std::size_t answer_sort_tile_bytes(int tile) {
+  return tile == 0   ? sizeof(FewAnswersStorage<Bits>)
+         : tile == 1 ? sizeof(typename AnswerSort<Bits, 1>::TempStorage)
+                     : sizeof(typename AnswerSort<Bits, 2>::TempStorage);
+}
 
 /// Shared memory of the kernels. The select and gather state is dead once the sort starts, so the
 /// sort's storage shares its bytes.
