@@ -294,6 +294,17 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   state.counters["several_blocks"] = split.several_blocks ? 1.0 : 0.0;
   state.counters["cluster_per_row"] = split.cluster_per_row ? 1.0 : 0.0;
   state.counters["warp_per_row"] = split.warp_per_row ? 1.0 : 0.0;
+  // k = 1 by the rule: the reduction ran instead of the schedule above (argmax_rows.cuh).
+  const stage07::ArgmaxSplit argmax =
+      stage07::argmax_split(s.rows, s.cols, s.k, options, multiprocessor_count());
+  state.counters["argmax_reduction"] = argmax.used ? 1.0 : 0.0;
+  if (argmax.used) {
+    state.counters["blocks_per_row"] =
+        static_cast<double>(argmax.warp_per_row ? 1 : argmax.blocks_per_row);
+    state.counters["several_blocks"] = 0.0;
+    state.counters["cluster_per_row"] = argmax.blocks_per_row > 1 ? 1.0 : 0.0;
+    state.counters["warp_per_row"] = argmax.warp_per_row ? 1.0 : 0.0;
+  }
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;
   state.counters["GBps"] = (in_bytes + out_bytes) / (ms * 1e-3) * 1e-9;

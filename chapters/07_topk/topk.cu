@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "chapters/07_topk/argmax_rows.cuh"
 #include "chapters/07_topk/cluster_rows.cuh"
 #include "chapters/07_topk/sample_pass.cuh"
 #include "chapters/07_topk/topk.hpp"
@@ -163,6 +164,30 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
   return divide_up(num_rows * split.blocks_per_row, per_sm * multiprocessors_of(target_blocks));
 }
 
+ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                         const TopkOptions& options, std::size_t multiprocessors) {
+  ArgmaxSplit split;
+  if (k != 1 || num_rows == 0 || row_length == 0 || options.schedule != TopkSchedule::kAuto ||
+      options.values_per_block != 0 || options.cluster_blocks != 0)
+    return split;
+  split.used = true;
+  if (row_length <= kMaxWarpRowLength) {
+    split.warp_per_row = true;
+    return split;
+  }
+  const std::size_t by_grid = divide_up(2 * std::max<std::size_t>(multiprocessors, 1), num_rows);
+  const std::size_t by_length = divide_up(row_length, kArgmaxMinValuesPerBlock);
+  std::size_t blocks = std::min({by_grid, by_length, kMaxClusterBlocks});
+  if (!cluster_schedule_built()) blocks = 1;
+  blocks = std::max<std::size_t>(blocks, 1);
+  constexpr std::size_t kSpanRounding = 64;
+  split.blocks_per_row = blocks;
+  split.values_per_block = divide_up(divide_up(row_length, blocks), kSpanRounding) * kSpanRounding;
+  if (num_rows * blocks < multiprocessors && split.values_per_block > kArgmaxMaxIdleSpanValues)
+    split = ArgmaxSplit{};  // a few long rows: the radix schedules use the whole GPU
+  return split;
+}
+
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
                          std::size_t value_bytes, const TopkOptions& options) {
   (void)k;  // the split depends on the shape only
@@ -273,6 +298,32 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   arrays.k = static_cast<std::uint32_t>(k);
   arrays.largest = options.largest;
   arrays.sorted = options.sorted;
+  // k = 1 by the rule: a reduction (argmax_rows.cuh), one launch, no scratch (a scratch planned
+  // above stays unused).
+  if (k == 1) {
+    const ArgmaxSplit argmax =
+        argmax_split(num_rows, row_length, k, options, multiprocessor_count());
+    if (argmax.used && argmax.warp_per_row) {
+      const std::size_t blocks = (num_rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock;
+      launch_chained(topk_argmax_warp_rows_kernel<T>, static_cast<unsigned>(blocks), kBlockThreads,
+                     0, stream, arrays, num_rows);
+      return;
+    }
+    if (argmax.used && argmax.blocks_per_row == 1) {
+      launch_chained(topk_argmax_rows_kernel<T>, static_cast<unsigned>(num_rows), kBlockThreads, 0,
+                     stream, arrays, static_cast<std::uint32_t>(argmax.values_per_block));
+      return;
+    }
+    if (argmax.used) {  // a cluster per row: argmax_split() gives more than 1 only in sm_90 builds
+      if (argmax.blocks_per_row > kPortableClusterBlocks)
+        allow_non_portable_clusters<topk_argmax_rows_kernel<T>>();
+      launch_chained_in_clusters(
+          topk_argmax_rows_kernel<T>, static_cast<unsigned>(num_rows * argmax.blocks_per_row),
+          kBlockThreads, 0, static_cast<unsigned>(argmax.blocks_per_row), stream, arrays,
+          static_cast<std::uint32_t>(argmax.values_per_block));
+      return;
+    }
+  }
   // The SM count is asked only when the plan allows a split or the cluster is forced (a driver
   // query, no sync); the split for this GPU is never larger than the planned one.
   const RowSplit split = plan.split.several_blocks || cluster_forced

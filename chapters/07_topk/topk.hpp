@@ -384,6 +384,34 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
 std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
                           std::size_t target_blocks);
 
+// ---- k = 1: a reduction, not a select (argmax_rows.cuh) ----------------------------------------
+
+/// Fewest values a block of the argmax kernel takes when a row is spread over a cluster.
+inline constexpr std::size_t kArgmaxMinValuesPerBlock = 4096;
+/// Longest span the argmax kernel gives a block when the rows' blocks are fewer than the SMs:
+/// past it, a few long rows read by a few SMs are slower than the several-blocks schedule's
+/// passes over the whole GPU (one row of 2^28 would be 16 blocks of 16.7 M values).
+inline constexpr std::size_t kArgmaxMaxIdleSpanValues = 65536;
+
+/// How a call with k = 1 runs as a reduction (argmax_rows.cuh).
+struct ArgmaxSplit {
+  bool used = false;                 ///< the reduction runs (else the radix schedules)
+  bool warp_per_row = false;         ///< one warp per row (rows of at most kMaxWarpRowLength)
+  std::size_t blocks_per_row = 0;    ///< otherwise: blocks per row (a cluster when more than 1)
+  std::size_t values_per_block = 0;  ///< ... and each block's span (a multiple of 64)
+};
+
+/// Whether and how topk() runs a call as a reduction: k = 1 with the rule's schedule
+/// (TopkSchedule::kAuto, no span and no cluster size given); rows of at most kMaxWarpRowLength
+/// values one warp each; longer rows one block each, or a cluster of up to kMaxClusterBlocks
+/// blocks (sm_90 builds) where the rows are too few to give every SM two blocks, at least
+/// kArgmaxMinValuesPerBlock values per block; not used where the blocks are fewer than the SMs
+/// and each would read more than kArgmaxMaxIdleSpanValues values. Pure host arithmetic.
+/// \param num_rows rows \param row_length values per row \param k values per row to pick
+/// \param options the schedule options \param multiprocessors SMs of the device
+ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                         const TopkOptions& options, std::size_t multiprocessors);
+
 /// Per row: what the passes fixed so far, the arrival ticket of the current pass, which passes
 /// filter into the candidate lists, and how much of the list being written is taken. Written
 /// only by the row's last block of a pass (and the fill counter by the blocks' reservations), read

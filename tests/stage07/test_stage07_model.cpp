@@ -1042,6 +1042,60 @@ TEST(Stage07Schedule, ClusterWavesOnAnH100) {
   EXPECT_EQ(stage07::cluster_waves(eight, 1, 4, 0), 4u);
 }
 
+// k = 1 by the rule: a reduction, one warp per short row, a block or (sm_90 builds) a cluster of
+// blocks per longer row, the radix schedules for a few very long rows and whenever a schedule,
+// a span or a cluster size is forced.
+TEST(Stage07Schedule, ArgmaxSplitOnAnH100) {
+  const auto split = [](std::size_t rows, std::size_t length, std::size_t k = 1,
+                        TopkOptions options = TopkOptions{}) {
+    return stage07::argmax_split(rows, length, k, options, 132);
+  };
+  EXPECT_FALSE(split(1, 32000, 2).used);
+  EXPECT_FALSE(split(0, 32000).used);
+  TopkOptions forced;
+  forced.schedule = stage07::TopkSchedule::kOneBlockPerRow;
+  EXPECT_FALSE(split(1, 32000, 1, forced).used);
+  TopkOptions span;
+  span.values_per_block = 512;
+  EXPECT_FALSE(split(1, 32000, 1, span).used);
+  TopkOptions sized;
+  sized.cluster_blocks = 4;
+  EXPECT_FALSE(split(1, 32000, 1, sized).used);
+  for (std::size_t length : {1u, 128u, 1000u, 1024u}) {
+    const auto s = split(524288, length);
+    EXPECT_TRUE(s.used && s.warp_per_row) << length;
+  }
+  auto s = split(16384, 4096);  // enough rows: one block each
+  EXPECT_TRUE(s.used);
+  EXPECT_FALSE(s.warp_per_row);
+  EXPECT_EQ(s.blocks_per_row, 1u);
+  EXPECT_EQ(s.values_per_block, 4096u);
+  // 3 blocks of 42752 per row, two per SM; without clusters one block would read 128256
+  // values with 4 of the 132 SMs idle: the radix schedules.
+  const bool clusters = stage07::cluster_schedule_built();
+  s = split(128, 128256);
+  EXPECT_EQ(s.used, clusters);
+  if (clusters) {
+    EXPECT_EQ(s.blocks_per_row, 3u);
+  }
+  s = split(1, 32000);
+  EXPECT_TRUE(s.used);
+  EXPECT_EQ(s.blocks_per_row, clusters ? 8u : 1u);
+  EXPECT_EQ(s.values_per_block, clusters ? 4032u : 32000u);
+  s = split(1, 128256);  // 16 blocks of 8064; one block of 128256 would leave 131 SMs idle
+  EXPECT_EQ(s.used, clusters);
+  if (clusters) {
+    EXPECT_EQ(s.blocks_per_row, 16u);
+    EXPECT_EQ(s.values_per_block, 8064u);
+  }
+  s = split(64, std::size_t{1} << 20);  // 5 blocks per row: 320 blocks fill the GPU
+  EXPECT_EQ(s.used, clusters);
+  if (clusters) {
+    EXPECT_EQ(s.blocks_per_row, 5u);
+  }
+  EXPECT_FALSE(split(1, std::size_t{1} << 28).used);  // 16 SMs would read 1 GiB
+}
+
 // Which schedule runs: the rule's cluster sizes (by the grid and by spans of about 16384 values,
 // 16 blocks for a few long rows) and where it keeps the cluster (at most 3 waves, spans no longer
 // than measured; a few rows: at most kClusterRuleMaxValuesPerBlock values per block); a forced

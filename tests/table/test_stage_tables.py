@@ -238,6 +238,19 @@ class Stage07TableTest(unittest.TestCase):
         self.assertNotEqual(before[3], after[3])
         self.assertNotEqual(before[9], after[9])
 
+    def test_blocks_per_row_marks_the_cluster_and_the_reduction(self) -> None:
+        document = copy.deepcopy(self.document)
+        for name, cluster, reduction in (
+                ("stage07-topk/f32/rows:64/cols:1048576/k:64", 1.0, 1.0),
+                ("stage07-topk/f32/rows:4096/cols:32768/k:64", 0.0, 1.0)):
+            row = row_named(document, name)
+            row["cluster_per_row"] = cluster
+            row["argmax_reduction"] = reduction
+        rows = {row[0]: row for row in self.main_table(document)}
+        self.assertTrue(rows["64 × 2^20"][2].endswith(" (cluster, reduction)"))
+        self.assertTrue(rows["4096 × 32768"][2].endswith(" (reduction)"))
+        self.assertNotIn("(", self.main_table()[-1][2])  # the committed run: neither
+
     def test_schedule_table_shows_both_times_and_the_rules_pick(self) -> None:
         table = rt.stage07_schedule_table(self.data)
         assert table is not None
