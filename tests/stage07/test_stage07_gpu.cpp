@@ -252,6 +252,25 @@ TYPED_TEST(Stage07Gpu, EveryDistributionShapeAndK) {
   check_every_distribution_shape_and_k<TypeParam>(ScheduleSet::kClassic);
 }
 
+// Rows of at most 256 values sorted whole by one warp's bitonic network (no select), at every
+// network size (2, 4 and 8 entries per lane) and the edges between them, with padding past the
+// row: every distribution, every k, every schedule (the warp one takes the network when sorted).
+TYPED_TEST(Stage07Gpu, WarpSortsShortRowsWhole) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  const std::vector<Shape> shapes = {{6, 2},   {3, 63},  {2, 64}, {7, 65},
+                                     {3, 128}, {5, 129}, {2, 200}};
+  for (const Shape& shape : shapes)
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const std::size_t n = shape.rows * shape.row_length;
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + n);
+      for (std::size_t k : ks_for(shape.row_length)) {
+        check_all_options(input, shape, k, case_label(n, sortlab::to_string(distribution), seed));
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+}
+
 // The same on the cluster schedule (its own test, so that a filter can select it).
 TYPED_TEST(Stage07Gpu, ClusterEveryDistributionShapeAndK) {
   if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
