@@ -1193,6 +1193,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   const T* row = arrays.values_in + row_index * length;
   T* values_out = arrays.values_out + row_index * k;
   std::int64_t* indices_out = arrays.indices_out + row_index * k;
+  static_assert(kMaxWarpSortedK == 32 * 8, "the largest network (8 entries per lane) holds a row");
   if (length <= 64)
     warp_sort_whole_row<T, 2>(row, length, k, arrays.largest, values_out, indices_out);
   else if (length <= 128)
