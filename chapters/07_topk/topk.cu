@@ -347,6 +347,11 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   }
   if (split.warp_per_row) {
     const std::size_t blocks = (num_rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock;
+    if (options.sorted && row_length <= kMaxWarpSortedK) {  // the whole row through the network
+      launch_chained(topk_warp_sort_whole_rows_kernel<T>, static_cast<unsigned>(blocks),
+                     kBlockThreads, 0, stream, arrays, num_rows);
+      return;
+    }
     launch_chained(topk_warp_rows_kernel<T>, static_cast<unsigned>(blocks), kBlockThreads, 0,
                    stream, arrays, num_rows);
     if (options.sorted && k > kMaxWarpSortedK) {

@@ -199,7 +199,9 @@ inline constexpr int kWarpCountLoads = 8;
 /// Largest k whose sorted answers one warp per row orders (up to 32 in the select kernel: one
 /// answer per lane, ranks by shuffles; up to 256 in a second launch of one warp per row: a
 /// bitonic network over 2, 4 or 8 registers per lane); larger k is ordered by a second launch
-/// of one block per row (the answer sort of the several-blocks schedule).
+/// of one block per row (the answer sort of the several-blocks schedule). Sorted output of rows
+/// of at most this many values skips the select: the warp sorts the whole row with the same
+/// network and writes the first k (topk_warp_sort_whole_rows_kernel).
 inline constexpr std::size_t kMaxWarpSortedK = 256;
 
 /// Which schedule a call uses.

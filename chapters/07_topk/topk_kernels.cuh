@@ -957,6 +957,39 @@ __device__ __forceinline__ void warp_sort_answers(T* values_out, std::int64_t* i
   }
 }
 
+/// Sorted output of a whole short row (at most 32 x E values, all lanes call it): the row's
+/// (complemented select bits, column) pairs through the bitonic network, so best first and equal
+/// values in column order, the first k written. The lanes read the row 32 consecutive columns
+/// at a time (the network sorts any arrangement: each entry carries its column); entries past
+/// the row are (all ones, column >= length) and sort after every real one. No select is needed:
+/// on rows this short the network costs less than the digit passes, whose 256 counters per pass
+/// outnumber the row's values.
+template <typename T, int E>
+__device__ __forceinline__ void warp_sort_whole_row(const T* row, std::uint32_t length,
+                                                    std::uint32_t k, bool largest, T* values_out,
+                                                    std::int64_t* indices_out) {
+  using Bits = typename SelectKey<T>::Bits;
+  const unsigned lane = threadIdx.x & 31u;
+  Bits keys[E];
+  std::uint32_t columns[E];
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    const std::uint32_t column = static_cast<std::uint32_t>(i) * 32u + lane;
+    keys[i] = column < length ? static_cast<Bits>(~SelectKey<T>::bits(row[column], largest))
+                              : static_cast<Bits>(~Bits{0});
+    columns[i] = column;
+  }
+  warp_bitonic_sort<Bits, E>(keys, columns);
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    const std::uint32_t position = lane * E + static_cast<std::uint32_t>(i);
+    if (position < k) {  // then columns[i] < length: the real entries come first
+      values_out[position] = row[columns[i]];
+      indices_out[position] = static_cast<std::int64_t>(columns[i]);
+    }
+  }
+}
+
 /// Column of value \p u of \p lane in the warp's chunk of a row that starts at column \p chunk:
 /// the warp reads 32 consecutive columns per load, kWarpCountLoads loads per chunk.
 __device__ __forceinline__ std::uint32_t warp_chunk_column(std::uint32_t chunk, int u,
@@ -1144,6 +1177,29 @@ __global__ void __launch_bounds__(kBlockThreads)
     warp_sort_answers<T, 4>(values_out, indices_out, k, arrays.largest);
   else
     warp_sort_answers<T, 8>(values_out, indices_out, k, arrays.largest);
+}
+
+/// One warp per row for sorted output of rows of at most kMaxWarpSortedK values: the whole row
+/// sorted by warp_sort_whole_row() (2, 4 or 8 entries per lane, the smallest network that holds
+/// the row), no select. Launch ceil(num_rows / kWarpRowsPerBlock) blocks of kBlockThreads
+/// threads.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads)
+    topk_warp_sort_whole_rows_kernel(TopkArrays<T> arrays, std::size_t num_rows) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
+  const std::size_t row_index = std::size_t{blockIdx.x} * kWarpRowsPerBlock + (threadIdx.x >> 5);
+  if (row_index >= num_rows) return;  // the whole warp
+  const std::uint32_t length = arrays.row_length, k = arrays.k;
+  const T* row = arrays.values_in + row_index * length;
+  T* values_out = arrays.values_out + row_index * k;
+  std::int64_t* indices_out = arrays.indices_out + row_index * k;
+  static_assert(kMaxWarpSortedK == 32 * 8, "the largest network (8 entries per lane) holds a row");
+  if (length <= 64)
+    warp_sort_whole_row<T, 2>(row, length, k, arrays.largest, values_out, indices_out);
+  else if (length <= 128)
+    warp_sort_whole_row<T, 4>(row, length, k, arrays.largest, values_out, indices_out);
+  else
+    warp_sort_whole_row<T, 8>(row, length, k, arrays.largest, values_out, indices_out);
 }
 
 // ---- Several blocks per row ---------------------------------------------------------------------

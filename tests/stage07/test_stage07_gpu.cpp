@@ -1,6 +1,7 @@
 /// \file
 /// \brief Stage 07 top-k on the GPU (the whole suite passed on an H100 on 2026-11-28, 66 tests,
-/// with compute-sanitizer clean on the cluster tests; README, "Tests"): against the CPU reference
+/// with compute-sanitizer clean on the cluster tests; README, "Tests"; WarpSortsShortRowsWhole
+/// and the kernel it tests have NOT run on a GPU yet): against the CPU reference
 /// on fresh random inputs of every harness distribution, for
 /// all seven value types; all-equal rows, many ties at the k-th value, NaNs and infinities; k = 1,
 /// k = row length, rows of length 1, rows far longer than a block's 256-value chunk, many short
@@ -286,6 +287,25 @@ TYPED_TEST(Stage07Gpu, ArgmaxEveryDistributionAndShape) {
           const std::string difference = run_and_compare(input, shape, 1, options);
           ASSERT_TRUE(difference.empty()) << difference;
         }
+    }
+}
+
+// Rows of at most 256 values sorted whole by one warp's bitonic network (no select), at every
+// network size (2, 4 and 8 entries per lane) and the edges between them, with padding past the
+// row: every distribution, every k, every schedule (the warp one takes the network when sorted).
+TYPED_TEST(Stage07Gpu, WarpSortsShortRowsWhole) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  const std::vector<Shape> shapes = {{6, 2},   {3, 63},  {2, 64}, {7, 65},
+                                     {3, 128}, {5, 129}, {2, 200}};
+  for (const Shape& shape : shapes)
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const std::size_t n = shape.rows * shape.row_length;
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + n);
+      for (std::size_t k : ks_for(shape.row_length)) {
+        check_all_options(input, shape, k, case_label(n, sortlab::to_string(distribution), seed));
+        if (::testing::Test::HasFatalFailure()) return;
+      }
     }
 }
 
