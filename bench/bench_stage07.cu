@@ -294,10 +294,15 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   state.counters["several_blocks"] = split.several_blocks ? 1.0 : 0.0;
   state.counters["cluster_per_row"] = split.cluster_per_row ? 1.0 : 0.0;
   state.counters["warp_per_row"] = split.warp_per_row ? 1.0 : 0.0;
-  // k = 1 by the rule: the reduction ran instead of the schedule above (argmax_rows.cuh).
-  const stage07::ArgmaxSplit argmax =
+  // k = 1 by the rule: the reduction ran instead of the schedule above (argmax_rows.cuh); 2 <=
+  // k <= 32: the queues and merges (queue_rows.cuh), on the same split.
+  const stage07::ArgmaxSplit argmax_only =
       stage07::argmax_split(s.rows, s.cols, s.k, options, multiprocessor_count());
-  state.counters["argmax_reduction"] = argmax.used ? 1.0 : 0.0;
+  const stage07::ArgmaxSplit queue =
+      stage07::queue_split(s.rows, s.cols, s.k, options, multiprocessor_count());
+  state.counters["argmax_reduction"] = argmax_only.used ? 1.0 : 0.0;
+  state.counters["queue_reduction"] = queue.used ? 1.0 : 0.0;
+  const stage07::ArgmaxSplit& argmax = argmax_only.used ? argmax_only : queue;
   if (argmax.used) {
     state.counters["blocks_per_row"] =
         static_cast<double>(argmax.warp_per_row ? 1 : argmax.blocks_per_row);

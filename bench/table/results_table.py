@@ -1520,7 +1520,8 @@ def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
             if run not in other_runs:
                 other_runs.append(run)
         marks = [mark for mark, counter in (("cluster", "cluster_per_row"),
-                                            ("reduction", "argmax_reduction"))
+                                            ("reduction", "argmax_reduction"),
+                                            ("queues", "queue_reduction"))
                  if either.counters.get(counter, 0.0) >= 0.5]
         blocks_cell = (f"{blocks:.0f}" + (f" ({', '.join(marks)})" if marks else "")
                        if blocks is not None else DASH)
@@ -1664,7 +1665,8 @@ def stage07_sections(data: StageData, torch: Optional[ResultSet],
 STAGE07_LEGEND = (
     "Columns: *blocks per row* is the schedule the rule chose (1 = one block per row; "
     "*(cluster)*: one thread-block cluster of that many blocks per row; *(reduction)*: k = 1 "
-    "as one read and a reduction, not a radix select); *sorted "
+    "as one read and a reduction, not a radix select; *(queues)*: 2 ≤ k ≤ 32 as per-thread "
+    "queues of the best values and bitonic merges, not a radix select); *sorted "
     "ms* is the median of the samples of `stage07-topk` (sorted output, torch.topk's default) "
     "and *p10–p90 ms* their spread; *unsorted ms* `stage07-topk-unsorted`'s median; *floor ms* "
     "the time of reading the input once and writing k values and int64 indices per row at the "

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "chapters/07_topk/row_share.cuh"
 #include "chapters/07_topk/topk_kernels.cuh"
 
 namespace sortlab::stage07 {
@@ -62,54 +63,16 @@ __device__ __forceinline__ ArgmaxBest<Bits> warp_best(ArgmaxBest<Bits> best) {
 }
 
 /// Phase **read and compare** for one thread of \p kThreads (\p thread is its index among them):
-/// its share of `row[begin, end)`, read as 16-byte vectors from the first 16-byte boundary on
-/// (kVectors of them in flight per thread), the values before it and after the last whole vector
-/// one per thread.
+/// the best of its share of `row[begin, end)` (visit_share(): 16-byte loads, kVectors in flight).
 template <typename T, int kThreads, int kVectors>
 __device__ __forceinline__ ArgmaxBest<typename SelectKey<T>::Bits> thread_best(
     const T* row, std::uint32_t begin, std::uint32_t end, bool largest, std::uint32_t thread) {
   using Best = ArgmaxBest<typename SelectKey<T>::Bits>;
-  constexpr std::uint32_t kPerVector = sizeof(uint4) / sizeof(T);
-  static_assert(kThreads >= static_cast<int>(kPerVector), "one thread per value of the head");
   Best best;
-  const auto take = [&](const T& value, std::uint32_t column) {
-    best.offer(static_cast<typename Best::Wide>(SelectKey<T>::bits(value, largest)), column);
-  };
-  const T* values = row + begin;
-  const std::uint32_t size = end > begin ? end - begin : 0u;
-  const auto address = reinterpret_cast<std::uintptr_t>(values);
-  std::uint32_t head = static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) %
-                                                  sizeof(uint4) / sizeof(T));
-  head = head < size ? head : size;
-  if (thread < head) take(values[thread], begin + thread);
-  const std::uint32_t vectors = (size - head) / kPerVector;
-  const uint4* body = reinterpret_cast<const uint4*>(values + head);
-  const std::uint32_t body_column = begin + head;
-  std::uint32_t v = thread;
-  for (; v + (kVectors - 1) * kThreads < vectors; v += kVectors * kThreads) {
-    uint4 loaded[kVectors];
-#pragma unroll
-    for (int u = 0; u < kVectors; ++u)
-      loaded[u] = body[v + static_cast<std::uint32_t>(u) * kThreads];
-#pragma unroll
-    for (int u = 0; u < kVectors; ++u) {
-      T items[kPerVector];
-      memcpy(items, &loaded[u], sizeof(uint4));
-      const std::uint32_t column =
-          body_column + (v + static_cast<std::uint32_t>(u) * kThreads) * kPerVector;
-#pragma unroll
-      for (std::uint32_t e = 0; e < kPerVector; ++e) take(items[e], column + e);
-    }
-  }
-  for (; v < vectors; v += kThreads) {
-    const uint4 loaded = body[v];
-    T items[kPerVector];
-    memcpy(items, &loaded, sizeof(uint4));
-#pragma unroll
-    for (std::uint32_t e = 0; e < kPerVector; ++e) take(items[e], body_column + v * kPerVector + e);
-  }
-  const std::uint32_t tail = head + vectors * kPerVector + thread;
-  if (tail < size) take(values[tail], begin + tail);
+  visit_share<T, kThreads, kVectors>(
+      row, begin, end, thread, [&](const T& value, std::uint32_t column) {
+        best.offer(static_cast<typename Best::Wide>(SelectKey<T>::bits(value, largest)), column);
+      });
   return best;
 }
 

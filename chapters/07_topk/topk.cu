@@ -11,6 +11,7 @@
 
 #include "chapters/07_topk/argmax_rows.cuh"
 #include "chapters/07_topk/cluster_rows.cuh"
+#include "chapters/07_topk/queue_rows.cuh"
 #include "chapters/07_topk/sample_pass.cuh"
 #include "chapters/07_topk/topk.hpp"
 #include "chapters/07_topk/topk_kernels.cuh"
@@ -23,6 +24,17 @@
 namespace sortlab::stage07 {
 
 namespace {
+
+/// The int32-index variant's last step: narrows \p count int64 column indices to int32 (they are
+/// below 2^31); a grid-stride loop.
+__global__ void __launch_bounds__(kBlockThreads)
+    narrow_indices_kernel(const std::int64_t* wide, std::int32_t* narrow, std::size_t count) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
+  const std::size_t stride = std::size_t{gridDim.x} * kBlockThreads;
+  for (std::size_t i = std::size_t{blockIdx.x} * kBlockThreads + threadIdx.x; i < count;
+       i += stride)
+    narrow[i] = static_cast<std::int32_t>(wide[i]);
+}
 
 /// ceil(a / b) for b > 0.
 std::size_t divide_up(std::size_t a, std::size_t b) {
@@ -188,6 +200,12 @@ ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size
   return split;
 }
 
+ArgmaxSplit queue_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                        const TopkOptions& options, std::size_t multiprocessors) {
+  if (k < 2 || k > kMaxQueueK) return ArgmaxSplit{};
+  return argmax_split(num_rows, row_length, 1, options, multiprocessors);
+}
+
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
                          std::size_t value_bytes, const TopkOptions& options) {
   (void)k;  // the split depends on the shape only
@@ -321,6 +339,15 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
           topk_argmax_rows_kernel<T>, static_cast<unsigned>(num_rows * argmax.blocks_per_row),
           kBlockThreads, 0, static_cast<unsigned>(argmax.blocks_per_row), stream, arrays,
           static_cast<std::uint32_t>(argmax.values_per_block));
+      return;
+    }
+  }
+  // 2 <= k <= 32 by the rule: per-thread queues and merges (queue_rows.cuh), one launch, no
+  // scratch, on the argmax's split.
+  if (k >= 2 && k <= kMaxQueueK) {
+    const ArgmaxSplit queue = queue_split(num_rows, row_length, k, options, multiprocessor_count());
+    if (queue.used) {
+      launch_queue_rows(arrays, num_rows, queue, stream);
       return;
     }
   }

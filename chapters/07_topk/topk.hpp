@@ -414,6 +414,21 @@ struct ArgmaxSplit {
 ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                          const TopkOptions& options, std::size_t multiprocessors);
 
+// ---- 2 <= k <= 32: per-thread queues and merges, not a select (queue_rows.cuh) -----------------
+
+/// Largest k that queue_split() takes (the longest per-thread queue, 32 entries).
+inline constexpr std::size_t kMaxQueueK = 32;
+
+/// Whether and how topk() runs a call with 2 <= k <= kMaxQueueK as per-thread queues of the K
+/// best values and bitonic merges (queue_rows.cuh): with the rule's schedule, on the argmax's
+/// split of the same rows (argmax_split(); rows of at most kMaxWarpRowLength values take a group
+/// of 8 or 32 lanes each); not used for other k, forced schedules, spans or cluster sizes, or a
+/// few very long rows. Pure host arithmetic.
+/// \param num_rows rows \param row_length values per row \param k values per row to pick
+/// \param options the schedule options \param multiprocessors SMs of the device
+ArgmaxSplit queue_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                        const TopkOptions& options, std::size_t multiprocessors);
+
 /// Per row: what the passes fixed so far, the arrival ticket of the current pass, which passes
 /// filter into the candidate lists, and how much of the list being written is taken. Written
 /// only by the row's last block of a pass (and the fill counter by the blocks' reservations), read

@@ -1540,16 +1540,4 @@ __global__ void __launch_bounds__(kBlockThreads) topk_sort_rows_kernel(TopkArray
                         storage);
 }
 
-// ---- The int32-index variant --------------------------------------------------------------------
-
-/// Narrows \p count int64 column indices to int32 (they are below 2^31); a grid-stride loop.
-__global__ void __launch_bounds__(kBlockThreads)
-    narrow_indices_kernel(const std::int64_t* wide, std::int32_t* narrow, std::size_t count) {
-  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
-  const std::size_t stride = std::size_t{gridDim.x} * kBlockThreads;
-  for (std::size_t i = std::size_t{blockIdx.x} * kBlockThreads + threadIdx.x; i < count;
-       i += stride)
-    narrow[i] = static_cast<std::int32_t>(wide[i]);
-}
-
 }  // namespace sortlab::stage07

@@ -122,9 +122,12 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(
 template <typename T>
 std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape, std::size_t k,
                                  const TopkOptions& options, void* temp) {
-  // k = 1 by the rule is a reduction: no scratch is written.
+  // k = 1 by the rule is a reduction, 2 <= k <= 32 queues and merges: no scratch is written.
   if (stage07::argmax_split(shape.rows, shape.row_length, k, options,
                             sortlab::multiprocessor_count())
+          .used ||
+      stage07::queue_split(shape.rows, shape.row_length, k, options,
+                           sortlab::multiprocessor_count())
           .used)
     return {};
   const stage07::RowSplit split =
@@ -288,6 +291,47 @@ TYPED_TEST(Stage07Gpu, ArgmaxEveryDistributionAndShape) {
           ASSERT_TRUE(difference.empty()) << difference;
         }
     }
+}
+
+// 2 <= k <= 32 with the rule's schedule, per-thread queues and merges (queue_rows.cuh): every
+// distribution on every shape, k on both sides of each queue length (8, 16, 32) and k = the row
+// where the row is shorter than the queue; rows on both sides of the 8-lane group's limit (256 |
+// 257), of the warp's (1024 | 1025), and rows that take a cluster of blocks (on 132 SMs: 1 x 8195
+// 3 blocks, 3 x 40000 and 3 x 40001 10 blocks, the second off 16-byte boundaries, 2 x 130000 16);
+// largest and smallest, sorted and not (the documented unsorted order).
+TYPED_TEST(Stage07Gpu, QueueEveryDistributionAndShape) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  std::vector<Shape> shapes = all_shapes();
+  for (const Shape& extra : {Shape{37, 100}, Shape{9, 128}, Shape{1, 8195}, Shape{3, 40000},
+                             Shape{3, 40001}, Shape{2, 130000}, Shape{700, 1025}})
+    if (extra.rows * extra.row_length <= max_test_n()) shapes.push_back(extra);
+  for (const Shape& shape : shapes) {
+    std::vector<std::size_t> ks;
+    for (std::size_t k : {std::size_t{2}, std::size_t{8}, std::size_t{9}, std::size_t{17},
+                          std::size_t{32}, shape.row_length})
+      if (k >= 2 && k <= shape.row_length && k <= stage07::kMaxQueueK &&
+          std::find(ks.begin(), ks.end(), k) == ks.end())
+        ks.push_back(k);
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const std::size_t n = shape.rows * shape.row_length;
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + n);
+      for (std::size_t k : ks)
+        for (bool largest : {true, false})
+          for (bool sorted : {true, false}) {
+            const TopkOptions options{largest, sorted};
+            SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
+                         " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
+                         (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
+            ASSERT_TRUE(stage07::queue_split(shape.rows, shape.row_length, k, options,
+                                             sortlab::multiprocessor_count())
+                            .used ||
+                        shape.row_length > stage07::kArgmaxMaxIdleSpanValues);
+            const std::string difference = run_and_compare(input, shape, k, options);
+            ASSERT_TRUE(difference.empty()) << difference;
+          }
+    }
+  }
 }
 
 // Rows of at most 256 values sorted whole by one warp's bitonic network (no select), at every

@@ -1042,6 +1042,37 @@ TEST(Stage07Schedule, ClusterWavesOnAnH100) {
   EXPECT_EQ(stage07::cluster_waves(eight, 1, 4, 0), 4u);
 }
 
+// 2 <= k <= 32 by the rule: queues and merges on the argmax's split; not k = 1 or k > 32, not
+// forced schedules, spans or cluster sizes, not a few very long rows.
+TEST(Stage07Schedule, QueueSplitOnAnH100) {
+  const auto split = [](std::size_t rows, std::size_t length, std::size_t k,
+                        TopkOptions options = TopkOptions{}) {
+    return stage07::queue_split(rows, length, k, options, 132);
+  };
+  EXPECT_FALSE(split(1, 32000, 1).used);
+  EXPECT_FALSE(split(1, 32000, 33).used);
+  EXPECT_FALSE(split(0, 32000, 8).used);
+  TopkOptions forced;
+  forced.schedule = stage07::TopkSchedule::kWarpPerRow;
+  EXPECT_FALSE(split(524288, 128, 8, forced).used);
+  TopkOptions sized;
+  sized.cluster_blocks = 4;
+  EXPECT_FALSE(split(1, 32000, 8, sized).used);
+  for (std::size_t k : {2u, 8u, 9u, 17u, 32u}) {
+    for (std::size_t length : {128u, 1000u}) {
+      const auto s = split(std::size_t{1} << 26 >> 7, length, k);
+      EXPECT_TRUE(s.used && s.warp_per_row) << length << " " << k;
+    }
+    const auto argmax = stage07::argmax_split(16384, 4096, 1, TopkOptions{}, 132);
+    const auto s = split(16384, 4096, k);
+    EXPECT_TRUE(s.used);
+    EXPECT_FALSE(s.warp_per_row);
+    EXPECT_EQ(s.blocks_per_row, argmax.blocks_per_row);
+    EXPECT_EQ(s.values_per_block, argmax.values_per_block);
+    EXPECT_FALSE(split(1, std::size_t{1} << 28, k).used);  // one long row: the radix schedules
+  }
+}
+
 // k = 1 by the rule: a reduction, one warp per short row, a block or (sm_90 builds) a cluster of
 // blocks per longer row, the radix schedules for a few very long rows and whenever a schedule,
 // a span or a cluster size is forced.

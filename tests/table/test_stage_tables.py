@@ -251,6 +251,12 @@ class Stage07TableTest(unittest.TestCase):
         self.assertTrue(rows["4096 × 32768"][2].endswith(" (reduction)"))
         self.assertNotIn("(", self.main_table()[-1][2])  # the committed run: neither
 
+    def test_blocks_per_row_marks_the_queues(self) -> None:
+        document = copy.deepcopy(self.document)
+        row_named(document, "stage07-topk/f32/rows:4096/cols:32768/k:64")["queue_reduction"] = 1.0
+        rows = {row[0]: row for row in self.main_table(document)}
+        self.assertTrue(rows["4096 × 32768"][2].endswith(" (queues)"))
+
     def test_schedule_table_shows_both_times_and_the_rules_pick(self) -> None:
         table = rt.stage07_schedule_table(self.data)
         assert table is not None
