@@ -54,12 +54,18 @@
 ///   would split rows over several blocks and the clusters take at most kClusterRuleMaxWaves
 ///   waves of the GPU (resolve_schedule()).
 ///
+/// With the rule's schedule, small k needs no select: k = 1 is one read and a reduction
+/// (argmax_rows.cuh, argmax_split()) and 2 <= k <= kMaxQueueK per-thread queues of the best
+/// values and bitonic merges (queue_rows.cuh, queue_split()), a warp (or 8 lanes), a block or a
+/// cluster per row. The output is the same, element for element.
+///
 /// Usage follows CUB's temp-storage convention:
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
-/// Status: all four schedules pass the stage07 GPU suite on an H100 (2026-11-28), with
-/// compute-sanitizer clean on the tests of each (README); one long row at 75% of the floor,
-/// batches and LLM shapes at 6-37%, short of issue 18's targets (README).
+/// Status: all four schedules and the two reductions for small k (argmax_split(), queue_split())
+/// pass the stage07 GPU suite on sm_90 (H100 and H200, 2026-11-28), with compute-sanitizer clean
+/// on the tests of each (README); one long row at 54-76% of the floor; the LLM shapes with
+/// k >= 50 and the rows set with k >= 8 short of issue 18's targets (README).
 #pragma once
 
 #include <cuda_runtime_api.h>
