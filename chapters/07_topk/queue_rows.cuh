@@ -65,9 +65,10 @@ struct ThreadQueue {
     }
   }
 
-  /// Inserts (\p value_bits, \p column) where it belongs when it beats the last entry. The flags
-  /// `beats[i]` are true for a prefix of the queue's tail (it is sorted), so entry i takes entry
-  /// i - 1 where the new value beats both, the new value where it beats i only, and stays.
+  /// Inserts (\p value_bits, \p column) where it belongs when it beats the last entry. The queue
+  /// is sorted, so the flags `beats[i]` are true from the insertion point to the end: entry i
+  /// takes entry i - 1 where the new value beats both, the new value where it beats i only, and
+  /// otherwise stays.
   __device__ __forceinline__ void offer(Wide value_bits, std::uint32_t column) {
     if (!better(value_bits, column, bits[K - 1], columns[K - 1])) return;
     bool beats[K];
@@ -217,7 +218,8 @@ __global__ void __launch_bounds__(kBlockThreads)
                                    arrays.indices_out + row_index * arrays.k);
 }
 
-/// 16-byte loads each thread of the block queue kernel has in flight.
+/// 16-byte loads each thread of the block queue kernel has in flight: half the argmax's 4, to
+/// leave registers to queues of up to 32 entries (a choice, not measured against 4).
 inline constexpr int kQueueVectorsPerThread = 2;
 
 /// One block per row, or one cluster of blocks per row (the launch's cluster dimension, sm_90

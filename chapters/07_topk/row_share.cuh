@@ -12,8 +12,8 @@ namespace sortlab::stage07 {
 /// `take(value, column)` for each value of its share. The span is read as 16-byte vectors from
 /// its first 16-byte boundary on (\p kVectors of them in flight per thread, thread t taking
 /// vectors t, t + kThreads, ...); the values before that boundary and after the last whole vector
-/// are read one per thread. Each thread visits its columns in increasing order (the head's
-/// column, then its vectors, then the tail's), which the queues' insertion relies on.
+/// are read one per thread. (Each thread visits its columns in increasing order, head, vectors,
+/// tail; the reductions do not rely on it: their comparisons include the column.)
 template <typename T, int kThreads, int kVectors, typename Take>
 __device__ __forceinline__ void visit_share(const T* row, std::uint32_t begin, std::uint32_t end,
                                             std::uint32_t thread, Take&& take) {

@@ -63,9 +63,10 @@
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
 /// Status: all four schedules and the two reductions for small k (argmax_split(), queue_split())
-/// pass the stage07 GPU suite on sm_90 (H100 and H200, 2026-11-28), with compute-sanitizer clean
-/// on the tests of each (README); one long row at 54-76% of the floor; the LLM shapes with
-/// k >= 50 and the rows set with k >= 8 short of issue 18's targets (README).
+/// pass the stage07 GPU suite on sm_90 (2026-11-28: on an H200; the queues have not run their
+/// suite on an H100, the rest has), with compute-sanitizer clean on the tests of each (README); one
+/// long row at 54-76% of the floor; the LLM shapes with k >= 50 and the rows set with k >= 8 short
+/// of issue 18's targets (README).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -81,9 +82,10 @@ namespace sortlab::stage07 {
 
 /// What this stage adds to the ladder (for a future benchmark label and results table).
 inline constexpr const char kSummary[] =
-    "top-k by radix select: one warp per short row, one block per row, or several for long "
-    "rows, 8-bit digits most significant first, gather through scans and ballots, stage 05's "
-    "block sort for sorted output of more than 256";
+    "top-k by radix select: one warp per short row, one block per row, several for long rows "
+    "or a thread-block cluster per row, 8-bit digits most significant first, gather through "
+    "scans and ballots, stage 05's block sort for sorted output of more than 256; small k "
+    "without a select (k = 1 an argmax, 2 <= k <= 32 per-thread queues and merges)";
 
 /// Threads of every stage 07 block: one per digit of a pass (select_digits.hpp), so choosing
 /// the digit is one block-wide scan.
@@ -394,14 +396,17 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
 
 // ---- k = 1: a reduction, not a select (argmax_rows.cuh) ----------------------------------------
 
-/// Fewest values a block of the argmax kernel takes when a row is spread over a cluster.
+/// Values per block below which the argmax split adds no more blocks to a row's cluster: a row
+/// gets at most ceil(length / kArgmaxMinValuesPerBlock) blocks (so a block's span is about this
+/// many values, at least ~2048: a row of 8195 takes 3 blocks of 2752).
 inline constexpr std::size_t kArgmaxMinValuesPerBlock = 4096;
 /// Longest span the argmax kernel gives a block when the rows' blocks are fewer than the SMs:
 /// past it, a few long rows read by a few SMs are slower than the several-blocks schedule's
 /// passes over the whole GPU (one row of 2^28 would be 16 blocks of 16.7 M values).
 inline constexpr std::size_t kArgmaxMaxIdleSpanValues = 65536;
 
-/// How a call with k = 1 runs as a reduction (argmax_rows.cuh).
+/// How a call runs as a reduction: k = 1 (argmax_rows.cuh, argmax_split()) or 2 <= k <= 32
+/// (queue_rows.cuh, queue_split(), the same split).
 struct ArgmaxSplit {
   bool used = false;                 ///< the reduction runs (else the radix schedules)
   bool warp_per_row = false;         ///< one warp per row (rows of at most kMaxWarpRowLength)
@@ -412,11 +417,11 @@ struct ArgmaxSplit {
 /// Whether and how topk() runs a call as a reduction: k = 1 with the rule's schedule
 /// (TopkSchedule::kAuto, no span and no cluster size given); rows of at most kMaxWarpRowLength
 /// values one warp each; longer rows one block each, or a cluster of up to kMaxClusterBlocks
-/// blocks (sm_90 builds) where the rows are too few to give every SM two blocks, at least
-/// kArgmaxMinValuesPerBlock values per block; not used where the blocks are fewer than the SMs
-/// and each would read more than kArgmaxMaxIdleSpanValues values. Pure host arithmetic.
-/// \param num_rows rows \param row_length values per row \param k values per row to pick
-/// \param options the schedule options \param multiprocessors SMs of the device
+/// blocks (sm_90 builds) where the rows are too few to give every SM two blocks, at most
+/// ceil(length / kArgmaxMinValuesPerBlock) of them; not used where the blocks are fewer than the
+/// SMs and each would read more than kArgmaxMaxIdleSpanValues values. Pure host arithmetic. \param
+/// num_rows rows \param row_length values per row \param k values per row to pick \param options
+/// the schedule options \param multiprocessors SMs of the device
 ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                          const TopkOptions& options, std::size_t multiprocessors);
 

@@ -294,22 +294,23 @@ TYPED_TEST(Stage07Gpu, ArgmaxEveryDistributionAndShape) {
 }
 
 // 2 <= k <= 32 with the rule's schedule, per-thread queues and merges (queue_rows.cuh): every
-// distribution on every shape, k on both sides of each queue length (8, 16, 32) and k = the row
-// where the row is shorter than the queue; rows on both sides of the 8-lane group's limit (256 |
-// 257), of the warp's (1024 | 1025), and rows that take a cluster of blocks (on 132 SMs: 1 x 8195
-// 3 blocks, 3 x 40000 and 3 x 40001 10 blocks, the second off 16-byte boundaries, 2 x 130000 16);
-// largest and smallest, sorted and not (the documented unsorted order).
+// distribution on every shape, k at and just past each queue length (8 | 9, 16 | 17, 32) and k =
+// the row where the row is shorter than the queue; rows on both sides of the 8-lane group's limit
+// (256 | 257), of the warp's (1024 | 1025), and rows that take a cluster of blocks (on 132 SMs:
+// 1 x 8195 3 blocks, 3 x 40000 and 3 x 40001 10 blocks, the second off 16-byte boundaries,
+// 2 x 130000 16); largest and smallest, sorted and not (the documented unsorted order). (k = 16
+// and the rows of 1024 were added after the test's GPU runs of 2026-11-28.)
 TYPED_TEST(Stage07Gpu, QueueEveryDistributionAndShape) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
   std::vector<Shape> shapes = all_shapes();
-  for (const Shape& extra : {Shape{37, 100}, Shape{9, 128}, Shape{1, 8195}, Shape{3, 40000},
-                             Shape{3, 40001}, Shape{2, 130000}, Shape{700, 1025}})
+  for (const Shape& extra : {Shape{37, 100}, Shape{9, 128}, Shape{5, 1024}, Shape{1, 8195},
+                             Shape{3, 40000}, Shape{3, 40001}, Shape{2, 130000}, Shape{700, 1025}})
     if (extra.rows * extra.row_length <= max_test_n()) shapes.push_back(extra);
   for (const Shape& shape : shapes) {
     std::vector<std::size_t> ks;
-    for (std::size_t k : {std::size_t{2}, std::size_t{8}, std::size_t{9}, std::size_t{17},
-                          std::size_t{32}, shape.row_length})
+    for (std::size_t k : {std::size_t{2}, std::size_t{8}, std::size_t{9}, std::size_t{16},
+                          std::size_t{17}, std::size_t{32}, shape.row_length})
       if (k >= 2 && k <= shape.row_length && k <= stage07::kMaxQueueK &&
           std::find(ks.begin(), ks.end(), k) == ks.end())
         ks.push_back(k);

@@ -1058,7 +1058,10 @@ TEST(Stage07Schedule, QueueSplitOnAnH100) {
   TopkOptions sized;
   sized.cluster_blocks = 4;
   EXPECT_FALSE(split(1, 32000, 8, sized).used);
-  for (std::size_t k : {2u, 8u, 9u, 17u, 32u}) {
+  TopkOptions span;
+  span.values_per_block = 512;
+  EXPECT_FALSE(split(1, 32000, 8, span).used);
+  for (std::size_t k : {2u, 8u, 9u, 16u, 17u, 32u}) {
     for (std::size_t length : {128u, 1000u}) {
       const auto s = split(std::size_t{1} << 26 >> 7, length, k);
       EXPECT_TRUE(s.used && s.warp_per_row) << length << " " << k;
