@@ -36,6 +36,9 @@ __global__ void __launch_bounds__(kBlockThreads)
     narrow[i] = static_cast<std::int32_t>(wide[i]);
 }
 
+/// What the calling thread's last topk() launched (last_topk_path()).
+thread_local TopkPath last_path = TopkPath::kNone;
+
 /// ceil(a / b) for b > 0.
 std::size_t divide_up(std::size_t a, std::size_t b) {
   return (a + b - 1) / b;
@@ -200,6 +203,10 @@ ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size
   return split;
 }
 
+TopkPath last_topk_path() {
+  return last_path;
+}
+
 ArgmaxSplit queue_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                         const TopkOptions& options, std::size_t multiprocessors) {
   if (k < 2 || k > kMaxQueueK) return ArgmaxSplit{};
@@ -233,6 +240,7 @@ template <typename T>
 void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_in,
           std::size_t num_rows, std::size_t row_length, std::size_t k, T* values_out,
           std::int64_t* indices_out, const TopkOptions& options, cudaStream_t stream) {
+  last_path = TopkPath::kNone;  // until a launch below says otherwise
   // Shape checks hold for the size query too: a query for an impossible call is an error, not a
   // size.
   require(row_length <= kMaxRowLength, [&] {
@@ -321,6 +329,7 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   if (k == 1) {
     const ArgmaxSplit argmax =
         argmax_split(num_rows, row_length, k, options, multiprocessor_count());
+    if (argmax.used) last_path = TopkPath::kArgmax;
     if (argmax.used && argmax.warp_per_row) {
       const std::size_t blocks = (num_rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock;
       launch_chained(topk_argmax_warp_rows_kernel<T>, static_cast<unsigned>(blocks), kBlockThreads,
@@ -347,6 +356,7 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   if (k >= 2 && k <= kMaxQueueK) {
     const ArgmaxSplit queue = queue_split(num_rows, row_length, k, options, multiprocessor_count());
     if (queue.used) {
+      last_path = TopkPath::kQueues;
       launch_queue_rows(arrays, num_rows, queue, stream);
       return;
     }
@@ -362,6 +372,7 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // Its grid was bounded above: forced, by the checks before the size query; by the rule, only
   // where fewer than target / 2 rows (at most 2048) get at most 16 blocks each.
   if (split.cluster_per_row) {
+    last_path = TopkPath::kCluster;
     allow_dynamic_shared_memory<topk_cluster_rows_kernel<T>, cluster_max_launch_bytes<T>()>();
     if (split.blocks_per_row > kPortableClusterBlocks)
       allow_non_portable_clusters<topk_cluster_rows_kernel<T>>();
@@ -375,10 +386,12 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   if (split.warp_per_row) {
     const std::size_t blocks = (num_rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock;
     if (options.sorted && row_length <= kMaxWarpSortedK) {  // the whole row through the network
+      last_path = TopkPath::kWarpWholeRow;
       launch_chained(topk_warp_sort_whole_rows_kernel<T>, static_cast<unsigned>(blocks),
                      kBlockThreads, 0, stream, arrays, num_rows);
       return;
     }
+    last_path = TopkPath::kWarpSelect;
     launch_chained(topk_warp_rows_kernel<T>, static_cast<unsigned>(blocks), kBlockThreads, 0,
                    stream, arrays, num_rows);
     if (options.sorted && k > kMaxWarpSortedK) {
@@ -400,12 +413,14 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
     const bool long_enough =
         options.sample == TopkSample::kOn || row_length >= kOneBlockSampleMinLength;
     arrays.sample = sample_plan(row_length, k, 1, kOneBlockListEntries, sample && long_enough);
+    last_path = TopkPath::kOneBlock;
     launch_chained(topk_rows_kernel<T>, static_cast<unsigned>(num_rows), kBlockThreads, 0, stream,
                    arrays);
     return;
   }
   require(split.blocks_per_row <= plan.split.blocks_per_row,
           "topk: internal error: the split outgrew its scratch plan");
+  last_path = TopkPath::kSeveralBlocks;
 
   MultiBlockArrays<T> multi{};
   multi.values_in = values_in;

@@ -425,6 +425,25 @@ struct ArgmaxSplit {
 ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                          const TopkOptions& options, std::size_t multiprocessors);
 
+// ---- Which kernels ran -------------------------------------------------------------------------
+
+/// The kernels a topk() call launched (last_topk_path()).
+enum class TopkPath {
+  kNone,           ///< nothing: a size query, k = 0 or no rows, or a rejected call
+  kArgmax,         ///< k = 1 as a reduction (argmax_rows.cuh)
+  kQueues,         ///< 2 <= k <= kMaxQueueK as per-thread queues (queue_rows.cuh)
+  kCluster,        ///< one thread-block cluster per row (cluster_rows.cuh)
+  kWarpWholeRow,   ///< one warp per row, sorted rows sorted whole by the network (no select)
+  kWarpSelect,     ///< one warp per row, the radix select
+  kOneBlock,       ///< one block per row, the radix select
+  kSeveralBlocks,  ///< several blocks per row, the radix select's launches
+};
+
+/// The kernels the calling thread's last topk() call launched: so that a test can tell that a
+/// rule sent a shape where it says (the outputs of every path are the same, element for
+/// element, so the output alone cannot). Host state only, set before the launches.
+TopkPath last_topk_path();
+
 // ---- 2 <= k <= 32: per-thread queues and merges, not a select (queue_rows.cuh) -----------------
 
 /// Largest k that queue_split() takes (the longest per-thread queue, 32 entries).

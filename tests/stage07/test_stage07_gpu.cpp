@@ -215,6 +215,15 @@ void check_direction(const std::vector<T>& input, const Shape& shape, std::size_
                    schedule);
       const std::string difference = run_and_compare(input, shape, k, options);
       ASSERT_TRUE(difference.empty()) << difference;
+      // A forced schedule runs that schedule's kernels (the outputs cannot tell them apart).
+      if (options.schedule == stage07::TopkSchedule::kOneBlockPerRow) {
+        ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kOneBlock);
+      }
+      if (options.schedule == stage07::TopkSchedule::kWarpPerRow) {
+        const bool whole_row = sorted && shape.row_length <= stage07::kMaxWarpSortedK;
+        ASSERT_EQ(stage07::last_topk_path(),
+                  whole_row ? stage07::TopkPath::kWarpWholeRow : stage07::TopkPath::kWarpSelect);
+      }
     }
   }
 }
@@ -283,12 +292,15 @@ TYPED_TEST(Stage07Gpu, ArgmaxEveryDistributionAndShape) {
           SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
                        " rows=" + std::to_string(shape.rows) + " k=1" +
                        (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
-          ASSERT_TRUE(stage07::argmax_split(shape.rows, shape.row_length, 1, options,
-                                            sortlab::multiprocessor_count())
-                          .used ||
-                      shape.row_length > stage07::kArgmaxMaxIdleSpanValues);
+          const bool reduction = stage07::argmax_split(shape.rows, shape.row_length, 1, options,
+                                                       sortlab::multiprocessor_count())
+                                     .used;
+          ASSERT_TRUE(reduction || shape.row_length > stage07::kArgmaxMaxIdleSpanValues);
           const std::string difference = run_and_compare(input, shape, 1, options);
           ASSERT_TRUE(difference.empty()) << difference;
+          if (reduction) {
+            ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kArgmax);
+          }
         }
     }
 }
@@ -324,12 +336,16 @@ TYPED_TEST(Stage07Gpu, QueueEveryDistributionAndShape) {
             SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
                          " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
                          (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
-            ASSERT_TRUE(stage07::queue_split(shape.rows, shape.row_length, k, options,
-                                             sortlab::multiprocessor_count())
-                            .used ||
-                        shape.row_length > stage07::kArgmaxMaxIdleSpanValues);
+            const bool queues = stage07::queue_split(shape.rows, shape.row_length, k, options,
+                                                     sortlab::multiprocessor_count())
+                                    .used;
+            ASSERT_TRUE(queues || shape.row_length > stage07::kArgmaxMaxIdleSpanValues);
             const std::string difference = run_and_compare(input, shape, k, options);
             ASSERT_TRUE(difference.empty()) << difference;
+            // The output of every path is the same: only the path says the queues ran.
+            if (queues) {
+              ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kQueues);
+            }
           }
     }
   }

@@ -1042,6 +1042,15 @@ TEST(Stage07Schedule, ClusterWavesOnAnH100) {
   EXPECT_EQ(stage07::cluster_waves(eight, 1, 4, 0), 4u);
 }
 
+// A size query launches nothing, and says so (last_topk_path(); no GPU needed: the query makes
+// no CUDA call).
+TEST(Stage07Schedule, SizeQueryLaunchesNothing) {
+  std::size_t bytes = 0;
+  stage07::topk<float>(nullptr, bytes, nullptr, 16, 128256, 50, nullptr, nullptr);
+  EXPECT_GT(bytes, 0u);
+  EXPECT_EQ(stage07::last_topk_path(), stage07::TopkPath::kNone);
+}
+
 // 2 <= k <= 32 by the rule: queues and merges on the argmax's split; not k = 1 or k > 32, not
 // forced schedules, spans or cluster sizes, not a few very long rows.
 TEST(Stage07Schedule, QueueSplitOnAnH100) {
