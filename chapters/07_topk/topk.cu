@@ -179,10 +179,14 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
   return divide_up(num_rows * split.blocks_per_row, per_sm * multiprocessors_of(target_blocks));
 }
 
-ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
-                         const TopkOptions& options, std::size_t multiprocessors) {
+namespace {
+
+/// The split of the small-k reductions (argmax_split(), queue_split()): the same for every k
+/// they take.
+ArgmaxSplit reduction_split(std::size_t num_rows, std::size_t row_length,
+                            const TopkOptions& options, std::size_t multiprocessors) {
   ArgmaxSplit split;
-  if (k != 1 || num_rows == 0 || row_length == 0 || options.schedule != TopkSchedule::kAuto ||
+  if (num_rows == 0 || row_length == 0 || options.schedule != TopkSchedule::kAuto ||
       options.values_per_block != 0 || options.cluster_blocks != 0)
     return split;
   split.used = true;
@@ -203,6 +207,14 @@ ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size
   return split;
 }
 
+}  // namespace
+
+ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                         const TopkOptions& options, std::size_t multiprocessors) {
+  if (k != 1) return ArgmaxSplit{};
+  return reduction_split(num_rows, row_length, options, multiprocessors);
+}
+
 TopkPath last_topk_path() {
   return last_path;
 }
@@ -210,7 +222,7 @@ TopkPath last_topk_path() {
 ArgmaxSplit queue_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                         const TopkOptions& options, std::size_t multiprocessors) {
   if (k < 2 || k > kMaxQueueK) return ArgmaxSplit{};
-  return argmax_split(num_rows, row_length, 1, options, multiprocessors);
+  return reduction_split(num_rows, row_length, options, multiprocessors);
 }
 
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,
