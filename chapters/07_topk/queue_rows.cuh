@@ -38,6 +38,9 @@ namespace sortlab::stage07 {
 
 /// Rows of at most this many values take 8 lanes each in the warp kernel (else 32).
 inline constexpr std::uint32_t kQueueNarrowRowLength = 256;
+/// Longest block span whose queues read it twice, with a bound first (the longest measured to
+/// gain: rows of 4096 5% faster, of 65536 3% slower; fill_queue()).
+inline constexpr std::uint32_t kQueueBoundMaxSpan = 4096;
 
 /// A thread's (or, after the merges, a group's) K best values so far, best first: select bits
 /// (widened to a shuffle's 32 or 64 bits) and columns. Empty entries are (0, ~0u), which every
@@ -138,16 +141,61 @@ struct ThreadQueue {
   }
 };
 
-/// Phase **read and insert** for thread \p thread of \p kThreads sharing `row[begin, end)`.
-template <typename T, int K, int kThreads, int kVectors>
+/// The \p k-th largest of \p value over each group of \p kGroupLanes lanes (every lane of the
+/// warp calls it, with the same k <= kGroupLanes): a bitonic sort over the group's lanes, one
+/// value each, best first, then the value of member k - 1.
+template <typename Wide, int kGroupLanes>
+__device__ __forceinline__ Wide group_kth_largest(Wide value, std::uint32_t k) {
+  const std::uint32_t lane = threadIdx.x & 31u, member = lane % kGroupLanes;
+#pragma unroll
+  for (std::uint32_t size = 2; size <= kGroupLanes; size *= 2) {
+#pragma unroll
+    for (std::uint32_t stride = size / 2; stride > 0; stride /= 2) {
+      const Wide other = __shfl_xor_sync(0xffffffffu, value, static_cast<int>(stride));
+      const bool lower = (member & stride) == 0u;
+      const bool best_first = (member & size) == 0u;  // true in the last run, the whole group
+      value =
+          (lower == best_first) ? (other > value ? other : value) : (other < value ? other : value);
+    }
+  }
+  return __shfl_sync(0xffffffffu, value, static_cast<int>(lane - member + k - 1));
+}
+
+/// Phase **read and insert** for thread \p thread of \p kThreads sharing `row[begin, end)`, in
+/// two reads. The first finds each lane's best select bits; the k-th best of its group's (the
+/// lanes of \p kGroupLanes that share this row part) is a lower bound on the row's k-th value,
+/// since that many of the row's values reach it. The second read offers only the values at or
+/// above it, so far fewer reach the insertion (an insertion costs about 3K instructions, the test
+/// one). Only where \p bounded (the same in every lane of the warp): the second read costs more
+/// than the bound saves on rows of 8-lane groups and on long spans (README, "Small k"). Where
+/// k > kGroupLanes the group has too few bests for a bound. Otherwise one read, every value
+/// offered.
+template <typename T, int K, int kThreads, int kVectors, int kGroupLanes>
 __device__ __forceinline__ void fill_queue(ThreadQueue<typename SelectKey<T>::Bits, K>& queue,
                                            const T* row, std::uint32_t begin, std::uint32_t end,
-                                           bool largest, std::uint32_t thread) {
-  using Queue = ThreadQueue<typename SelectKey<T>::Bits, K>;
+                                           bool largest, std::uint32_t thread, std::uint32_t k,
+                                           bool bounded) {
+  using Wide = typename ThreadQueue<typename SelectKey<T>::Bits, K>::Wide;
   queue.clear();
+  if (bounded && k <= kGroupLanes) {  // the same in every lane: the shuffles need them all
+    Wide lane_best = 0;               // a lane with no values counts 0, which lowers the bound only
+    visit_share<T, kThreads, kVectors>(row, begin, end, thread, [&](const T& value, std::uint32_t) {
+      const auto bits = static_cast<Wide>(SelectKey<T>::bits(value, largest));
+      lane_best = bits > lane_best ? bits : lane_best;
+    });
+    const Wide bound = group_kth_largest<Wide, kGroupLanes>(lane_best, k);
+    visit_share<T, kThreads, kVectors>(
+        row, begin, end, thread, [&](const T& value, std::uint32_t column) {
+          const auto bits = static_cast<Wide>(SelectKey<T>::bits(value, largest));
+          if (bits >= bound) queue.offer(bits, column);
+        });
+    return;
+  }
+  // One read, every value offered: its own loop, so the spans that take no bound run the same
+  // code as before the bound existed (a test against a bound of 0 cost long spans 1.5%).
   visit_share<T, kThreads, kVectors>(
       row, begin, end, thread, [&](const T& value, std::uint32_t column) {
-        queue.offer(static_cast<typename Queue::Wide>(SelectKey<T>::bits(value, largest)), column);
+        queue.offer(static_cast<Wide>(SelectKey<T>::bits(value, largest)), column);
       });
 }
 
@@ -209,8 +257,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   const std::uint32_t member = lane % kGroupLanes;
   const T* row = arrays.values_in + (real_row ? row_index : 0) * arrays.row_length;
   ThreadQueue<typename SelectKey<T>::Bits, K> queue;
-  fill_queue<T, K, kGroupLanes, 1>(queue, row, 0, real_row ? arrays.row_length : 0u, arrays.largest,
-                                   member);
+  fill_queue<T, K, kGroupLanes, 1, kGroupLanes>(queue, row, 0, real_row ? arrays.row_length : 0u,
+                                                arrays.largest, member, arrays.k,
+                                                /*bounded=*/kGroupLanes == 32);
   queue.template merge_group<kGroupLanes>();
   if (real_row)
     write_queue<T, K, kGroupLanes>(queue, row, arrays.k, arrays.sorted, member,
@@ -255,8 +304,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   // Phases **read and insert**, **merge** in each warp, then over the warps.
   const std::uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   Queue queue;
-  fill_queue<T, K, kBlockThreads, kQueueVectorsPerThread>(queue, row, begin, end, arrays.largest,
-                                                          threadIdx.x);
+  fill_queue<T, K, kBlockThreads, kQueueVectorsPerThread, 32>(
+      queue, row, begin, end, arrays.largest, threadIdx.x, arrays.k,
+      /*bounded=*/end - begin <= kQueueBoundMaxSpan);
   queue.template merge_group<32>();
 #pragma unroll
   for (int i = 0; i < K; ++i) {

@@ -313,6 +313,8 @@ TYPED_TEST(Stage07Gpu, ArgmaxEveryDistributionAndShape) {
 // 1 x 8195 3 blocks, 3 x 40000 and 3 x 40001 10 blocks, the second off 16-byte boundaries,
 // 2 x 130000 16); largest and smallest, sorted and not (the documented unsorted order). (k = 16
 // and the rows of 1024 were added after the test's GPU runs of 2026-11-28.)
+// Both reads of the queues run: with the bound first (rows of 257 to 1024 values in 32-lane
+// groups, 1 x 4096 and 2 x 4092 in one block each) and without it (8-lane groups, longer spans).
 TYPED_TEST(Stage07Gpu, QueueEveryDistributionAndShape) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
