@@ -296,19 +296,19 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   state.counters["warp_per_row"] = split.warp_per_row ? 1.0 : 0.0;
   // k = 1 by the rule: the reduction ran instead of the schedule above (argmax_rows.cuh); 2 <=
   // k <= 32: the queues and merges (queue_rows.cuh), on the same split.
-  const stage07::ArgmaxSplit argmax_only =
+  const stage07::ArgmaxSplit argmax =
       stage07::argmax_split(s.rows, s.cols, s.k, options, multiprocessor_count());
   const stage07::ArgmaxSplit queue =
       stage07::queue_split(s.rows, s.cols, s.k, options, multiprocessor_count());
-  state.counters["argmax_reduction"] = argmax_only.used ? 1.0 : 0.0;
+  state.counters["argmax_reduction"] = argmax.used ? 1.0 : 0.0;
   state.counters["queue_reduction"] = queue.used ? 1.0 : 0.0;
-  const stage07::ArgmaxSplit& argmax = argmax_only.used ? argmax_only : queue;
-  if (argmax.used) {
+  const stage07::ArgmaxSplit& reduction = argmax.used ? argmax : queue;
+  if (reduction.used) {
     state.counters["blocks_per_row"] =
-        static_cast<double>(argmax.warp_per_row ? 1 : argmax.blocks_per_row);
+        static_cast<double>(reduction.warp_per_row ? 1 : reduction.blocks_per_row);
     state.counters["several_blocks"] = 0.0;
-    state.counters["cluster_per_row"] = argmax.blocks_per_row > 1 ? 1.0 : 0.0;
-    state.counters["warp_per_row"] = argmax.warp_per_row ? 1.0 : 0.0;
+    state.counters["cluster_per_row"] = reduction.blocks_per_row > 1 ? 1.0 : 0.0;
+    state.counters["warp_per_row"] = reduction.warp_per_row ? 1.0 : 0.0;
   }
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;

@@ -7,7 +7,8 @@
 /// bits, then the lower column; so the K best of a set are one well-defined list, and the first k
 /// of it are the answer in sorted order. Phases:
 ///
-/// - **read and insert**: every thread walks its share of the row (visit_share(): 16-byte loads)
+/// - **read and insert**: every thread walks its share of the row (16-byte loads,
+///   for_each_value_of_thread() of common/vector_loads.cuh)
 ///   and inserts each value that beats its queue's last entry where it belongs (the queue stays
 ///   sorted best first; a value that does not beat the last costs one comparison).
 /// - **merge**: two sorted queues' K best are the better of entry i of one and entry K - 1 - i of
@@ -30,9 +31,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "chapters/07_topk/row_share.cuh"
 #include "chapters/07_topk/topk.hpp"
 #include "chapters/07_topk/topk_kernels.cuh"
+#include "common/vector_loads.cuh"
 
 namespace sortlab::stage07 {
 
@@ -138,16 +139,18 @@ struct ThreadQueue {
   }
 };
 
-/// Phase **read and insert** for thread \p thread of \p kThreads sharing `row[begin, end)`.
+/// Phase **read and insert** for thread \p thread of \p kThreads sharing `row[begin, end)`
+/// (common/vector_loads.cuh: 16-byte loads, kVectors in flight; end <= begin is an empty span).
 template <typename T, int K, int kThreads, int kVectors>
 __device__ __forceinline__ void fill_queue(ThreadQueue<typename SelectKey<T>::Bits, K>& queue,
                                            const T* row, std::uint32_t begin, std::uint32_t end,
                                            bool largest, std::uint32_t thread) {
   using Queue = ThreadQueue<typename SelectKey<T>::Bits, K>;
   queue.clear();
-  visit_share<T, kThreads, kVectors>(
-      row, begin, end, thread, [&](const T& value, std::uint32_t column) {
-        queue.offer(static_cast<typename Queue::Wide>(SelectKey<T>::bits(value, largest)), column);
+  for_each_value_of_thread<kThreads, kVectors>(
+      row + begin, end > begin ? end - begin : 0u, thread, [&](const T& value, std::uint32_t i) {
+        queue.offer(static_cast<typename Queue::Wide>(SelectKey<T>::bits(value, largest)),
+                    begin + i);
       });
 }
 
