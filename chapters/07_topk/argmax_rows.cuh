@@ -25,8 +25,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "chapters/07_topk/row_share.cuh"
 #include "chapters/07_topk/topk_kernels.cuh"
+#include "common/vector_loads.cuh"
 
 namespace sortlab::stage07 {
 
@@ -62,15 +62,16 @@ __device__ __forceinline__ ArgmaxBest<Bits> warp_best(ArgmaxBest<Bits> best) {
 }
 
 /// Phase **read and compare** for one thread of \p kThreads (\p thread is its index among them):
-/// the best of its share of `row[begin, end)` (visit_share(): 16-byte loads, kVectors in flight).
+/// the best of its share of `row[begin, end)` (common/vector_loads.cuh: 16-byte loads, kVectors
+/// in flight; end <= begin is an empty span).
 template <typename T, int kThreads, int kVectors>
 __device__ __forceinline__ ArgmaxBest<typename SelectKey<T>::Bits> thread_best(
     const T* row, std::uint32_t begin, std::uint32_t end, bool largest, std::uint32_t thread) {
   using Best = ArgmaxBest<typename SelectKey<T>::Bits>;
   Best best;
-  visit_share<T, kThreads, kVectors>(
-      row, begin, end, thread, [&](const T& value, std::uint32_t column) {
-        best.offer(static_cast<typename Best::Wide>(SelectKey<T>::bits(value, largest)), column);
+  for_each_value_of_thread<kThreads, kVectors>(
+      row + begin, end > begin ? end - begin : 0u, thread, [&](const T& value, std::uint32_t i) {
+        best.offer(static_cast<typename Best::Wide>(SelectKey<T>::bits(value, largest)), begin + i);
       });
   return best;
 }

@@ -7,7 +7,8 @@
 /// bits, then the lower column; so the K best of a set are one well-defined list, and the first k
 /// of it are the answer in sorted order. Phases:
 ///
-/// - **read and insert**: every thread walks its share of the row (visit_share(): 16-byte loads)
+/// - **read and insert**: every thread walks its share of the row (16-byte loads,
+///   for_each_value_of_thread() of common/vector_loads.cuh)
 ///   and inserts each value that beats its queue's last entry where it belongs (the queue stays
 ///   sorted best first; a value that does not beat the last costs one comparison).
 /// - **merge**: two sorted queues' K best are the better of entry i of one and entry K - 1 - i of
@@ -30,9 +31,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "chapters/07_topk/row_share.cuh"
 #include "chapters/07_topk/topk.hpp"
 #include "chapters/07_topk/topk_kernels.cuh"
+#include "common/vector_loads.cuh"
 
 namespace sortlab::stage07 {
 
@@ -169,7 +170,8 @@ __device__ __forceinline__ Wide group_kth_largest(Wide value, std::uint32_t k) {
 /// one). Only where \p bounded (the same in every lane of the warp): the second read costs more
 /// than the bound saves on rows of 8-lane groups and on long spans (README, "Small k"). Where
 /// k > kGroupLanes the group has too few bests for a bound. Otherwise one read, every value
-/// offered.
+/// offered. Reads: common/vector_loads.cuh (16-byte loads, kVectors in flight; end <= begin is an
+/// empty span).
 template <typename T, int K, int kThreads, int kVectors, int kGroupLanes>
 __device__ __forceinline__ void fill_queue(ThreadQueue<typename SelectKey<T>::Bits, K>& queue,
                                            const T* row, std::uint32_t begin, std::uint32_t end,
@@ -177,25 +179,27 @@ __device__ __forceinline__ void fill_queue(ThreadQueue<typename SelectKey<T>::Bi
                                            bool bounded) {
   using Wide = typename ThreadQueue<typename SelectKey<T>::Bits, K>::Wide;
   queue.clear();
+  const std::uint32_t span = end > begin ? end - begin : 0u;
   if (bounded && k <= kGroupLanes) {  // the same in every lane: the shuffles need them all
     Wide lane_best = 0;               // a lane with no values counts 0, which lowers the bound only
-    visit_share<T, kThreads, kVectors>(row, begin, end, thread, [&](const T& value, std::uint32_t) {
-      const auto bits = static_cast<Wide>(SelectKey<T>::bits(value, largest));
-      lane_best = bits > lane_best ? bits : lane_best;
-    });
-    const Wide bound = group_kth_largest<Wide, kGroupLanes>(lane_best, k);
-    visit_share<T, kThreads, kVectors>(
-        row, begin, end, thread, [&](const T& value, std::uint32_t column) {
+    for_each_value_of_thread<kThreads, kVectors>(
+        row + begin, span, thread, [&](const T& value, std::uint32_t) {
           const auto bits = static_cast<Wide>(SelectKey<T>::bits(value, largest));
-          if (bits >= bound) queue.offer(bits, column);
+          lane_best = bits > lane_best ? bits : lane_best;
+        });
+    const Wide bound = group_kth_largest<Wide, kGroupLanes>(lane_best, k);
+    for_each_value_of_thread<kThreads, kVectors>(
+        row + begin, span, thread, [&](const T& value, std::uint32_t i) {
+          const auto bits = static_cast<Wide>(SelectKey<T>::bits(value, largest));
+          if (bits >= bound) queue.offer(bits, begin + i);
         });
     return;
   }
   // One read, every value offered: its own loop, so the spans that take no bound run the same
   // code as before the bound existed (a test against a bound of 0 cost long spans 1.5%).
-  visit_share<T, kThreads, kVectors>(
-      row, begin, end, thread, [&](const T& value, std::uint32_t column) {
-        queue.offer(static_cast<Wide>(SelectKey<T>::bits(value, largest)), column);
+  for_each_value_of_thread<kThreads, kVectors>(
+      row + begin, span, thread, [&](const T& value, std::uint32_t i) {
+        queue.offer(static_cast<Wide>(SelectKey<T>::bits(value, largest)), begin + i);
       });
 }
 
