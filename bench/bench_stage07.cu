@@ -11,9 +11,10 @@
 ///
 /// Flags (besides sortlab's sampling flags, bench_config.hpp, and Google Benchmark's own):
 /// `--set=quick|torch|long|rows|llm|all` (default quick: a handful of shapes, well under a
-/// minute), `--sorted=0|1|both` (default both) and
-/// `--schedule=auto|one|multi|warp|cluster` (auto: stage 07's rule; the others force a schedule, to
-/// measure the rule; their names end in `/schedule:one`, `/schedule:multi` or
+/// minute), or `--shapes=RxC:K,...` (f32 rows of your own, e.g.
+/// `--shapes=16384x4096:8,8192x8192:8`; they replace the set), `--sorted=0|1|both` (default
+/// both) and `--schedule=auto|one|multi|warp|cluster` (auto: stage 07's rule; the others force a
+/// schedule, to measure the rule; their names end in `/schedule:one`, `/schedule:multi` or
 /// `/schedule:warp`, and `warp` skips rows longer than kMaxWarpRowLength; `cluster` forces one
 /// thread-block cluster per row, `--cluster=N` its blocks, names ending in `/cluster:N`),
 /// `--sample=auto|1|0` (default auto: TopkSample; 1 and 0 force the sample pass of several blocks
@@ -111,7 +112,28 @@ struct Stage07Flags {
   stage07::TopkSample sample = stage07::TopkSample::kAuto;
   /// TopkOptions::cluster_blocks (--cluster=N; nonzero ends the names in /cluster:N)
   std::size_t cluster_blocks = 0;
+  /// --shapes=RxC:K,...: f32 shapes of the caller's own, instead of the set's
+  std::vector<TopkShape> shapes;
 };
+
+/// The shapes of --shapes=RxC:K,... (throws sortlab::Error on anything else).
+std::vector<TopkShape> parse_shapes(const std::string& list) {
+  std::vector<TopkShape> shapes;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    unsigned long long rows = 0, cols = 0, k = 0;
+    char x = 0, colon = 0, rest = 0;
+    require(
+        std::sscanf(item.c_str(), "%llu%c%llu%c%llu%c", &rows, &x, &cols, &colon, &k, &rest) == 5 &&
+            x == 'x' && colon == ':' && rows > 0 && cols > 0 && k > 0 && k <= cols,
+        "--shapes: '" + item + "' is not RxC:K with 1 <= K <= C");
+    shapes.push_back({rows, cols, k});
+    at = end + 1;
+  }
+  return shapes;
+}
 
 /// Takes this program's flags out of argv (before sortlab's and Google Benchmark's parsers see
 /// them). Throws sortlab::Error on a bad value.
@@ -128,6 +150,8 @@ Stage07Flags take_flags(int& argc, char** argv) {
       require(flags.set == "quick" || flags.set == "torch" || flags.set == "long" ||
                   flags.set == "rows" || flags.set == "llm" || flags.set == "all",
               "--set must be quick, torch, long, rows, llm or all");
+    } else if (const char* shapes = value_of("--shapes=")) {
+      flags.shapes = parse_shapes(shapes);
     } else if (const char* sorted = value_of("--sorted=")) {
       const std::string s = sorted;
       require(s == "0" || s == "1" || s == "both", "--sorted must be 0, 1 or both");
@@ -344,7 +368,12 @@ std::string schedule_suffix(const Stage07Flags& flags) {
 }
 
 void register_all(const BenchConfig& config, const Stage07Flags& flags) {
-  for (const ShapeRun& run : shapes_of(flags.set)) {
+  std::vector<ShapeRun> runs = shapes_of(flags.set);
+  if (!flags.shapes.empty()) {
+    runs.clear();
+    for (const TopkShape& shape : flags.shapes) runs.push_back({shape, false});
+  }
+  for (const ShapeRun& run : runs) {
     const TopkShape s = run.shape;
     const char* type = run.bf16 ? "bf16" : "f32";
     const std::size_t value_bytes = run.bf16 ? 2 : 4;

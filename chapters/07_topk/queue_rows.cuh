@@ -245,7 +245,8 @@ __host__ __device__ constexpr int queue_group_lanes(std::uint32_t row_length) {
   return row_length <= kQueueNarrowRowLength ? 8 : 32;
 }
 
-/// Groups of \p kGroupLanes lanes per row (rows of at most kMaxWarpRowLength values): read and
+/// Groups of \p kGroupLanes lanes per row (rows of at most kMaxWarpRowLength values, or one warp
+/// per row of up to kQueueWarpMaxRowLength where the rows are many: queue_split()): read and
 /// insert, the butterfly, write. Launch ceil(num_rows / (kWarpRowsPerBlock x 32 / kGroupLanes))
 /// blocks of kBlockThreads threads.
 template <typename T, int K, int kGroupLanes>

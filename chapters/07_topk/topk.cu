@@ -222,7 +222,17 @@ TopkPath last_topk_path() {
 ArgmaxSplit queue_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                         const TopkOptions& options, std::size_t multiprocessors) {
   if (k < 2 || k > kMaxQueueK) return ArgmaxSplit{};
-  return reduction_split(num_rows, row_length, options, multiprocessors);
+  ArgmaxSplit split = reduction_split(num_rows, row_length, options, multiprocessors);
+  const std::size_t rows_per_sm = row_length <= kQueueWarpShortRowLength
+                                      ? kQueueWarpMinRowsPerSm
+                                      : kQueueWarpLongRowMinRowsPerSm;
+  if (split.used && !split.warp_per_row && row_length <= kQueueWarpMaxRowLength &&
+      num_rows >= rows_per_sm * std::max<std::size_t>(multiprocessors, 1)) {
+    split = ArgmaxSplit{};  // many rows: one warp each (kQueueWarpMaxRowLength)
+    split.used = true;
+    split.warp_per_row = true;
+  }
+  return split;
 }
 
 ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size_t k,

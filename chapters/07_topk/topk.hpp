@@ -408,8 +408,10 @@ inline constexpr std::size_t kArgmaxMaxIdleSpanValues = 65536;
 /// How a call runs as a reduction: k = 1 (argmax_rows.cuh, argmax_split()) or 2 <= k <= 32
 /// (queue_rows.cuh, queue_split(), the same split).
 struct ArgmaxSplit {
-  bool used = false;                 ///< the reduction runs (else the radix schedules)
-  bool warp_per_row = false;         ///< one warp per row (rows of at most kMaxWarpRowLength)
+  bool used = false;  ///< the reduction runs (else the radix schedules)
+  /// one warp (or a group of lanes) per row: rows of at most kMaxWarpRowLength values, or for the
+  /// queues up to kQueueWarpMaxRowLength where the rows are many (queue_split())
+  bool warp_per_row = false;
   std::size_t blocks_per_row = 0;    ///< otherwise: blocks per row (a cluster when more than 1)
   std::size_t values_per_block = 0;  ///< ... and each block's span (a multiple of 64)
 };
@@ -449,13 +451,31 @@ TopkPath last_topk_path();
 /// Largest k that queue_split() takes (the longest per-thread queue, 32 entries).
 inline constexpr std::size_t kMaxQueueK = 32;
 
+/// Longest row the queues give one warp where the rows are many (queue_split()): a warp reads
+/// its row with no block barrier and merges over shuffles only, which beats a block per row up
+/// to here (on an H100, k = 8: 16384 x 4096 0.373 -> 0.223 ms, 4096 x 16384 0.262 -> 0.218) but
+/// not past it (2048 x 32768 0.237 -> 0.290).
+inline constexpr std::size_t kQueueWarpMaxRowLength = 16384;
+/// Rows of up to this many values need only kQueueWarpMinRowsPerSm rows per SM to take a warp
+/// each in the queues; longer ones kQueueWarpLongRowMinRowsPerSm.
+inline constexpr std::size_t kQueueWarpShortRowLength = 4096;
+/// Rows per SM from which rows of up to kQueueWarpShortRowLength values take a warp each in the
+/// queues (1024 x 4096 on 132 SMs: 0.0328 -> 0.0267 ms; 2048 x 1500: 0.048 -> 0.0195).
+inline constexpr std::size_t kQueueWarpMinRowsPerSm = 4;
+/// Rows per SM from which longer rows, up to kQueueWarpMaxRowLength values, take a warp each: a
+/// long row per warp needs more warps in flight to keep memory busy (measured faster from 31 rows
+/// per SM, 4096 x 16384; slower at 15.5 with rows of 32768; not measured between).
+inline constexpr std::size_t kQueueWarpLongRowMinRowsPerSm = 16;
+
 /// Whether and how topk() runs a call with 2 <= k <= kMaxQueueK as per-thread queues of the K
 /// best values and bitonic merges (queue_rows.cuh): with the rule's schedule, on the argmax's
 /// split of the same rows (argmax_split(); rows of at most kMaxWarpRowLength values take a group
-/// of 8 or 32 lanes each); not used for other k, forced schedules, spans or cluster sizes, or a
-/// few very long rows. Pure host arithmetic.
-/// \param num_rows rows \param row_length values per row \param k values per row to pick
-/// \param options the schedule options \param multiprocessors SMs of the device
+/// of 8 or 32 lanes each), except that rows of up to kQueueWarpMaxRowLength values take one warp
+/// each where the rows are many (kQueueWarpMinRowsPerSm per SM for rows of up to
+/// kQueueWarpShortRowLength values, kQueueWarpLongRowMinRowsPerSm for longer ones); not used for
+/// other k, forced schedules, spans or cluster sizes, or a few very long rows. Pure host
+/// arithmetic. \param num_rows rows \param row_length values per row \param k values per row to
+/// pick \param options the schedule options \param multiprocessors SMs of the device
 ArgmaxSplit queue_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                         const TopkOptions& options, std::size_t multiprocessors);
 

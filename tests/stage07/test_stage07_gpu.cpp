@@ -351,6 +351,55 @@ TYPED_TEST(Stage07Gpu, QueueEveryDistributionAndShape) {
   }
 }
 
+// 2 <= k <= 32 on many rows longer than kMaxWarpRowLength: queue_split() gives each row one warp
+// (32 lanes, the bound first) once there are kQueueWarpMinRowsPerSm rows per SM (rows of up to
+// kQueueWarpShortRowLength values) or kQueueWarpLongRowMinRowsPerSm (longer rows); checked
+// here just past each threshold (the last block partly filled), on rows off 16-byte boundaries
+// (1500, 4100), up to the longest row a warp takes; k = 8 and 32; every distribution, both
+// directions, sorted and not on the smaller shapes, four distributions (uniform, few distinct,
+// all equal, float specials) largest sorted and smallest unsorted on the two big ones.
+TYPED_TEST(Stage07Gpu, QueueWarpPerRowWhereRowsAreMany) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  const std::size_t sms = sortlab::multiprocessor_count();
+  struct Case {
+    Shape shape;
+    bool every_case;  // every distribution, k and direction; else a few (the big shapes)
+  };
+  const std::vector<Case> cases = {
+      {{stage07::kQueueWarpMinRowsPerSm * sms + 3, 1500}, true},
+      {{stage07::kQueueWarpMinRowsPerSm * sms + 1, stage07::kQueueWarpShortRowLength}, true},
+      {{stage07::kQueueWarpLongRowMinRowsPerSm * sms + 1, 4100}, false},
+      {{stage07::kQueueWarpLongRowMinRowsPerSm * sms, stage07::kQueueWarpMaxRowLength}, false}};
+  for (const Case& c : cases) {
+    const Shape& shape = c.shape;
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      if (!c.every_case && distribution != sortlab::Distribution::kUniform &&
+          distribution != sortlab::Distribution::kFewDistinct &&
+          distribution != sortlab::Distribution::kAllEqual &&
+          distribution != sortlab::Distribution::kFloatSpecials)
+        continue;
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + n);
+      for (std::size_t k : {std::size_t{8}, std::size_t{32}})
+        for (bool largest : {true, false})
+          for (bool sorted : {true, false}) {
+            if (!c.every_case && largest != sorted) continue;  // largest sorted, smallest not
+            const TopkOptions options{largest, sorted};
+            SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
+                         " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
+                         (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
+            const auto split = stage07::queue_split(shape.rows, shape.row_length, k, options, sms);
+            ASSERT_TRUE(split.used && split.warp_per_row);
+            const std::string difference = run_and_compare(input, shape, k, options);
+            ASSERT_TRUE(difference.empty()) << difference;
+            ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kQueues);
+          }
+    }
+  }
+}
+
 // Rows of at most 256 values sorted whole by one warp's bitonic network (no select), at every
 // network size (2, 4 and 8 entries per lane) and the edges between them, with padding past the
 // row: every distribution, every k, every schedule (the warp one takes the network when sorted).

@@ -21,6 +21,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chapters/07_topk/select_digits.hpp"
@@ -1051,8 +1052,9 @@ TEST(Stage07Schedule, SizeQueryLaunchesNothing) {
   EXPECT_EQ(stage07::last_topk_path(), stage07::TopkPath::kNone);
 }
 
-// 2 <= k <= 32 by the rule: queues and merges on the argmax's split; not k = 1 or k > 32, not
-// forced schedules, spans or cluster sizes, not a few very long rows.
+// 2 <= k <= 32 by the rule: queues and merges on the argmax's split, or one warp per row for
+// many rows of up to kQueueWarpMaxRowLength values; not k = 1 or k > 32, not forced schedules,
+// spans or cluster sizes, not a few very long rows.
 TEST(Stage07Schedule, QueueSplitOnAnH100) {
   const auto split = [](std::size_t rows, std::size_t length, std::size_t k,
                         TopkOptions options = TopkOptions{}) {
@@ -1075,12 +1077,30 @@ TEST(Stage07Schedule, QueueSplitOnAnH100) {
       const auto s = split(std::size_t{1} << 26 >> 7, length, k);
       EXPECT_TRUE(s.used && s.warp_per_row) << length << " " << k;
     }
-    const auto argmax = stage07::argmax_split(16384, 4096, 1, TopkOptions{}, 132);
-    const auto s = split(16384, 4096, k);
-    EXPECT_TRUE(s.used);
-    EXPECT_FALSE(s.warp_per_row);
-    EXPECT_EQ(s.blocks_per_row, argmax.blocks_per_row);
-    EXPECT_EQ(s.values_per_block, argmax.values_per_block);
+    // Rows longer than a warp's share of the argmax split take a warp each where they are
+    // many: 4 per SM (528 on 132) up to 4096 values, 16 per SM (2112) up to 16384.
+    for (const auto& [rows, length] : {std::pair<std::size_t, std::size_t>{16384, 4096},
+                                       {528, 4096},
+                                       {528, 1025},
+                                       {2112, 4097},
+                                       {4096, 16384}}) {
+      const auto s = split(rows, length, k);
+      EXPECT_TRUE(s.used && s.warp_per_row) << rows << " x " << length << " k " << k;
+    }
+    // Too few rows for that, or rows too long: the argmax's split (a block, or a cluster).
+    for (const auto& [rows, length] : {std::pair<std::size_t, std::size_t>{527, 4096},
+                                       {2111, 4097},
+                                       {2000, 16384},
+                                       {16384, 16385},
+                                       {2048, 32768},
+                                       {64, std::size_t{1} << 20}}) {
+      const auto argmax = stage07::argmax_split(rows, length, 1, TopkOptions{}, 132);
+      const auto s = split(rows, length, k);
+      EXPECT_TRUE(s.used) << rows << " x " << length;
+      EXPECT_FALSE(s.warp_per_row) << rows << " x " << length;
+      EXPECT_EQ(s.blocks_per_row, argmax.blocks_per_row);
+      EXPECT_EQ(s.values_per_block, argmax.values_per_block);
+    }
     EXPECT_FALSE(split(1, std::size_t{1} << 28, k).used);  // one long row: the radix schedules
   }
 }
