@@ -1,5 +1,5 @@
 /// \file
-/// \brief Stage 07 top-k on the GPU (the whole suite, 87 tests, passed on an H100 on 2026-11-28,
+/// \brief Stage 07 top-k on the GPU (the whole suite, 94 tests, passed on an H100 on 2026-11-28,
 /// with compute-sanitizer clean on the cluster, argmax, whole-row sort and queue tests; README,
 /// "Tests"): against the CPU reference on fresh random inputs of every harness distribution, for
 /// all seven value types; all-equal rows, many ties at the k-th value, NaNs and infinities; k = 1,
