@@ -127,7 +127,8 @@ std::vector<TopkShape> parse_shapes(const std::string& list) {
     char x = 0, colon = 0, rest = 0;
     require(
         std::sscanf(item.c_str(), "%llu%c%llu%c%llu%c", &rows, &x, &cols, &colon, &k, &rest) == 5 &&
-            x == 'x' && colon == ':' && rows > 0 && cols > 0 && k > 0 && k <= cols,
+            x == 'x' && colon == ':' && item.find('-') == std::string::npos && rows > 0 &&
+            cols > 0 && k > 0 && k <= cols,
         "--shapes: '" + item + "' is not RxC:K with 1 <= K <= C");
     shapes.push_back({rows, cols, k});
     at = end + 1;

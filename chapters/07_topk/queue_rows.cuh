@@ -22,7 +22,8 @@
 ///
 /// Rows of at most kMaxWarpRowLength values take a group of lanes each (8 lanes for rows of at
 /// most kQueueNarrowRowLength values, so a short row pays three merge levels, not five); longer
-/// rows a block each, or a cluster of blocks (the argmax's split: queue_split()).
+/// rows a block each, or a cluster of blocks (the argmax's split), except that many rows of up to
+/// kQueueWarpMaxRowLength values take one warp each (queue_split()).
 #pragma once
 
 #include <cooperative_groups.h>

@@ -354,10 +354,13 @@ TYPED_TEST(Stage07Gpu, QueueEveryDistributionAndShape) {
 // 2 <= k <= 32 on many rows longer than kMaxWarpRowLength: queue_split() gives each row one warp
 // (32 lanes, the bound first) once there are kQueueWarpMinRowsPerSm rows per SM (rows of up to
 // kQueueWarpShortRowLength values) or kQueueWarpLongRowMinRowsPerSm (longer rows); checked
-// here just past each threshold (the last block partly filled), on rows off 16-byte boundaries
-// (1500, 4100), up to the longest row a warp takes; k = 8 and 32; every distribution, both
-// directions, sorted and not on the smaller shapes, four distributions (uniform, few distinct,
-// all equal, float specials) largest sorted and smallest unsorted on the two big ones.
+// here just past each threshold (the last block partly filled), on odd row lengths (1501, 4099,
+// 7943: rows off 16-byte boundaries for every type) and rows of exactly 4096; k = 8 and 32;
+// every distribution, both directions, sorted and not on the smaller shapes, four
+// distributions (uniform, few distinct, all equal, float specials) largest sorted and smallest
+// unsorted on the big ones. 2112 x 7943 (on 132 SMs) fits the default SORTLAB_TEST_MAX_N (2^24);
+// the longest rows a warp takes, 16 x SMs rows of kQueueWarpMaxRowLength (34.6 M values), run
+// only where SORTLAB_TEST_MAX_N allows them (the device check of README "Tests" raises it).
 TYPED_TEST(Stage07Gpu, QueueWarpPerRowWhereRowsAreMany) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
@@ -367,9 +370,10 @@ TYPED_TEST(Stage07Gpu, QueueWarpPerRowWhereRowsAreMany) {
     bool every_case;  // every distribution, k and direction; else a few (the big shapes)
   };
   const std::vector<Case> cases = {
-      {{stage07::kQueueWarpMinRowsPerSm * sms + 3, 1500}, true},
+      {{stage07::kQueueWarpMinRowsPerSm * sms + 3, 1501}, true},
       {{stage07::kQueueWarpMinRowsPerSm * sms + 1, stage07::kQueueWarpShortRowLength}, true},
-      {{stage07::kQueueWarpLongRowMinRowsPerSm * sms + 1, 4100}, false},
+      {{stage07::kQueueWarpLongRowMinRowsPerSm * sms + 1, 4099}, false},
+      {{stage07::kQueueWarpLongRowMinRowsPerSm * sms, 7943}, false},
       {{stage07::kQueueWarpLongRowMinRowsPerSm * sms, stage07::kQueueWarpMaxRowLength}, false}};
   for (const Case& c : cases) {
     const Shape& shape = c.shape;

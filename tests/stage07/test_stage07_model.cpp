@@ -1092,8 +1092,7 @@ TEST(Stage07Schedule, QueueSplitOnAnH100) {
                                        {2111, 4097},
                                        {2000, 16384},
                                        {16384, 16385},
-                                       {2048, 32768},
-                                       {64, std::size_t{1} << 20}}) {
+                                       {2048, 32768}}) {
       const auto argmax = stage07::argmax_split(rows, length, 1, TopkOptions{}, 132);
       const auto s = split(rows, length, k);
       EXPECT_TRUE(s.used) << rows << " x " << length;
@@ -1101,6 +1100,11 @@ TEST(Stage07Schedule, QueueSplitOnAnH100) {
       EXPECT_EQ(s.blocks_per_row, argmax.blocks_per_row);
       EXPECT_EQ(s.values_per_block, argmax.values_per_block);
     }
+    // 64 rows of 2^20: a cluster of blocks per row; without clusters (builds below sm_90) one
+    // block of 2^20 values per row on fewer blocks than SMs, so the radix schedules.
+    const auto few_long = split(64, std::size_t{1} << 20, k);
+    EXPECT_EQ(few_long.used, stage07::cluster_schedule_built());
+    EXPECT_FALSE(few_long.warp_per_row);
     EXPECT_FALSE(split(1, std::size_t{1} << 28, k).used);  // one long row: the radix schedules
   }
 }
