@@ -246,11 +246,18 @@ __host__ __device__ constexpr int queue_group_lanes(std::uint32_t row_length) {
   return row_length <= kQueueNarrowRowLength ? 8 : 32;
 }
 
+/// 16-byte loads in flight per lane in the 32-lane warp kernel for queues of \p K entries: 4 hide
+/// the latency of a long row per warp (k = 8 on an H100: 8-27% faster than 1 on rows of 2048 to
+/// 16384 values), but a queue of 32 entries needs those registers (1.76x slower with 4).
+template <int K>
+inline constexpr int kQueueWarpVectors = K <= 16 ? 4 : 1;
+
 /// Groups of \p kGroupLanes lanes per row (rows of at most kMaxWarpRowLength values, or one warp
 /// per row of up to kQueueWarpMaxRowLength where the rows are many: queue_split()): read and
-/// insert, the butterfly, write. Launch ceil(num_rows / (kWarpRowsPerBlock x 32 / kGroupLanes))
-/// blocks of kBlockThreads threads.
-template <typename T, int K, int kGroupLanes>
+/// insert, the butterfly, write, with \p kVectors 16-byte loads in flight per lane
+/// (kQueueWarpVectors for 32 lanes). Launch ceil(num_rows / (kWarpRowsPerBlock x 32 /
+/// kGroupLanes)) blocks of kBlockThreads threads.
+template <typename T, int K, int kGroupLanes, int kVectors = 1>
 __global__ void __launch_bounds__(kBlockThreads)
     topk_queue_warp_rows_kernel(TopkArrays<T> arrays, std::size_t num_rows) {
   chain_to_previous_kernel();  // first: see common/chained_launch.cuh
@@ -263,9 +270,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   const std::uint32_t member = lane % kGroupLanes;
   const T* row = arrays.values_in + (real_row ? row_index : 0) * arrays.row_length;
   ThreadQueue<typename SelectKey<T>::Bits, K> queue;
-  fill_queue<T, K, kGroupLanes, 1, kGroupLanes>(queue, row, 0, real_row ? arrays.row_length : 0u,
-                                                arrays.largest, member, arrays.k,
-                                                /*bounded=*/kGroupLanes == 32);
+  fill_queue<T, K, kGroupLanes, kVectors, kGroupLanes>(
+      queue, row, 0, real_row ? arrays.row_length : 0u, arrays.largest, member, arrays.k,
+      /*bounded=*/kGroupLanes == 32);
   queue.template merge_group<kGroupLanes>();
   if (real_row)
     write_queue<T, K, kGroupLanes>(queue, row, arrays.k, arrays.sorted, member,
