@@ -246,9 +246,11 @@ __host__ __device__ constexpr int queue_group_lanes(std::uint32_t row_length) {
   return row_length <= kQueueNarrowRowLength ? 8 : 32;
 }
 
-/// 16-byte loads in flight per lane in the 32-lane warp kernel for queues of \p K entries: 4 hide
-/// the latency of a long row per warp (k = 8 on an H100: 8-27% faster than 1 on rows of 2048 to
-/// 16384 values), but a queue of 32 entries needs those registers (1.76x slower with 4).
+/// 16-byte loads in flight per lane in the 32-lane warp kernel for queues of \p K entries, on rows
+/// longer than kMaxWarpRowLength (those the warp-per-row rule gives a warp): 4 hide the latency of
+/// a long row per warp (k = 8 on an H100: 8-25% faster than 1 on rows of 2048 to 16384 values),
+/// but a queue of 32 entries needs those registers (1.76x slower with 4), and rows of 1000 ran
+/// 10% (k = 8) and 22% (k = 16) slower with 4, so shorter rows keep 1.
 template <int K>
 inline constexpr int kQueueWarpVectors = K <= 16 ? 4 : 1;
 
