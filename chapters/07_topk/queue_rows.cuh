@@ -247,12 +247,14 @@ __host__ __device__ constexpr int queue_group_lanes(std::uint32_t row_length) {
 }
 
 /// 16-byte loads in flight per lane in the 32-lane warp kernel for queues of \p K entries, on rows
-/// longer than kMaxWarpRowLength (those the warp-per-row rule gives a warp): 4 hide the latency of
-/// a long row per warp (k = 8 on an H100: 8-25% faster than 1 on rows of 2048 to 16384 values),
-/// but a queue of 32 entries needs those registers (1.76x slower with 4), and rows of 1000 ran
-/// 10% (k = 8) and 22% (k = 16) slower with 4, so shorter rows keep 1.
+/// longer than kMaxWarpRowLength (those the warp-per-row rule gives a warp). Measured on an H100
+/// against 1 load: 4 hide the latency of a long row per warp for queues of 8 (8-25% faster on
+/// rows of 2048 to 16384 values, within the spread at 1100 and 1500), but queues of 16 ran 15-18%
+/// slower on rows of 1100 and gained at most 6% on rows of 4096, and queues of 32 need those
+/// registers (1.76x slower); rows of at most kMaxWarpRowLength ran slower with 4 (rows of 1000:
+/// 10% at k = 8), so they keep 1.
 template <int K>
-inline constexpr int kQueueWarpVectors = K <= 16 ? 4 : 1;
+inline constexpr int kQueueWarpVectors = K <= 8 ? 4 : 1;
 
 /// Groups of \p kGroupLanes lanes per row (rows of at most kMaxWarpRowLength values, or one warp
 /// per row of up to kQueueWarpMaxRowLength where the rows are many: queue_split()): read and
