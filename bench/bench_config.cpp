@@ -85,8 +85,12 @@ BenchConfig parse_config(int& argc, char** argv) {
       config.timing = timing::parse_timing_mode(v);
     } else if (const char* v = value_of("--l2_flush=")) {
       const std::string choice = v;
-      require(choice == "0" || choice == "1", "--l2_flush must be 0 or 1");
-      config.flush_l2 = choice == "1";
+      require(choice == "0" || choice == "1" || choice == "read" || choice == "write",
+              "--l2_flush must be 0 (no flush), 1 or read (read a 2x L2 buffer: the default) or "
+              "write (write it: the method before 2026-11-28)");
+      config.flush_l2 = choice != "0";
+      config.flush_method =
+          choice == "write" ? timing::FlushMethod::kWrite : timing::FlushMethod::kRead;
     } else if (const char* v = value_of("--max_noise=")) {
       config.stopping.max_relative_noise = parse_number(v, "--max_noise");
       require(config.stopping.max_relative_noise >= 0, "--max_noise must be >= 0");

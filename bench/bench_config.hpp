@@ -21,13 +21,15 @@ struct BenchConfig {
   bool pairs = false;                                          ///< measure key-value sorts
   timing::TimingMode timing = timing::TimingMode::kBlocking;   ///< layout of a sample
   bool flush_l2 = true;                                        ///< flush the L2 before every sample
+  timing::FlushMethod flush_method = timing::FlushMethod::kRead;  ///< how the flush evicts
   timing::StoppingRule stopping;  ///< when a benchmark has enough samples
 };
 
 /// Parses and removes sortlab's own flags from argv, leaving Google Benchmark's:
 /// --sizes=16,20,24 (log2 n), --ands=0,2 (AND-reduced keys), --dists=sorted,equal,few (more key
 /// shapes, added to --ands'), --types=u32,f32, --pairs=0|1|both, --timing=blocking|graph|events,
-/// --l2_flush=0|1, --max_noise=0.01 (relative), --min_samples=10, --max_time=0.5 (seconds of
+/// --l2_flush=0|1|read|write (1 = read, the default; write = the memset flush used until
+/// 2026-11-28), --max_noise=0.01 (relative), --min_samples=10, --max_time=0.5 (seconds of
 /// sampling per benchmark; --min_time is its old name). Throws sortlab::Error on a malformed flag.
 /// \param argc argument count, updated
 /// \param argv arguments, with sortlab's flags removed

@@ -76,6 +76,7 @@ timing::SamplerOptions sampler_options(const BenchConfig& config) {
   timing::SamplerOptions options;
   options.mode = config.timing;
   options.flush_l2 = config.flush_l2;
+  options.flush_method = config.flush_method;
   options.rule = config.stopping;
   return options;
 }
@@ -249,6 +250,8 @@ void add_timing_context(const BenchConfig& config) {
   benchmark::AddCustomContext(
       "sortlab_l2_flush_bytes",
       config.flush_l2 ? std::to_string(timing::l2_flush_bytes(sampler.l2_bytes())) : "0");
+  benchmark::AddCustomContext("sortlab_l2_flush_method",
+                              config.flush_l2 ? timing::to_string(config.flush_method) : "none");
   benchmark::AddCustomContext("sortlab_max_noise",
                               std::to_string(config.stopping.max_relative_noise));
   benchmark::AddCustomContext("sortlab_min_samples", std::to_string(config.stopping.min_samples));

@@ -849,8 +849,17 @@ def method_lines(results: ResultSet) -> List[str]:
            "events": "CUDA events around each call on an idle GPU (launch gaps are timed)"}
     lines = [f"- Timing: `{timing}`: {how.get(timing, timing)}."]
     flush = int(float(context.get("sortlab_l2_flush_bytes", 0) or 0))
-    lines.append(f"- L2 flush before every sample: {flush / 2**20:.0f} MiB written."
-                 if flush else "- No L2 flush (--l2_flush=0).")
+    # JSON from before 2026-11-28 has no method: its flush wrote the buffer.
+    method = context.get("sortlab_l2_flush_method", "write")
+    if not flush:
+        lines.append("- No L2 flush (--l2_flush=0).")
+    elif method == "read":
+        lines.append(f"- L2 flush before every sample: {flush / 2**20:.0f} MiB read (the L2 is "
+                     "left clean, so no timed call pays for writing back the flush).")
+    else:
+        lines.append(f"- L2 flush before every sample: {flush / 2**20:.0f} MiB written (the method "
+                     "before 2026-11-28: the timed call pays for writing back the flush's dirty "
+                     "lines as it evicts them).")
     noise = float(context.get("sortlab_max_noise", 0) or 0)
     lines.append(f"- Samples until the robust relative noise (1.4826 × MAD / median) is at most "
                  f"{100 * noise:g}%, at least {context.get('sortlab_min_samples', '?')} samples, "

@@ -62,7 +62,7 @@ Sampler::~Sampler() {
 
 double Sampler::sample(const Launch& launch, std::size_t slot, const SamplerOptions& options,
                        cudaGraphExec_t graph) {
-  if (options.flush_l2) flusher_->flush(stream_);
+  if (options.flush_l2) flusher_->flush(stream_, options.flush_method);
   switch (options.mode) {
     case TimingMode::kBlocking:
     case TimingMode::kGraph:

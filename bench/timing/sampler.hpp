@@ -29,9 +29,10 @@ class BlockingTimeout : public Error {
 
 /// How to sample.
 struct SamplerOptions {
-  TimingMode mode = TimingMode::kBlocking;  ///< layout of the timed region
-  bool flush_l2 = true;                     ///< flush the L2 before every sample
-  StoppingRule rule;                        ///< when to stop
+  TimingMode mode = TimingMode::kBlocking;        ///< layout of the timed region
+  bool flush_l2 = true;                           ///< flush the L2 before every sample
+  FlushMethod flush_method = FlushMethod::kRead;  ///< how (reading leaves no dirty lines)
+  StoppingRule rule;                              ///< when to stop
   /// Untimed calls first: they load the call's kernels (lazy loading would otherwise synchronise
   /// the context inside a held region) and touch its memory. At least 1 with kBlocking/kGraph.
   int warmup_calls = 2;

@@ -24,4 +24,8 @@ TimingMode parse_timing_mode(const std::string& name) {
   throw Error("unknown timing mode '" + name + "' (valid: blocking, graph, events)");
 }
 
+std::string to_string(FlushMethod method) {
+  return method == FlushMethod::kRead ? "read" : "write";
+}
+
 }  // namespace sortlab::bench::timing

@@ -25,8 +25,11 @@ void launch_queue_rows_of(const TopkArrays<T>& arrays, std::size_t num_rows,
     };
     if (queue_group_lanes(arrays.row_length) == 8)
       launch_groups(topk_queue_warp_rows_kernel<T, K, 8>, std::size_t{kWarpRowsPerBlock} * 4);
-    else
+    else if (arrays.row_length <= kMaxWarpRowLength)
       launch_groups(topk_queue_warp_rows_kernel<T, K, 32>, std::size_t{kWarpRowsPerBlock});
+    else
+      launch_groups(topk_queue_warp_rows_kernel<T, K, 32, kQueueWarpVectors<K>>,
+                    std::size_t{kWarpRowsPerBlock});
     return;
   }
   if (split.blocks_per_row == 1) {

@@ -246,11 +246,22 @@ __host__ __device__ constexpr int queue_group_lanes(std::uint32_t row_length) {
   return row_length <= kQueueNarrowRowLength ? 8 : 32;
 }
 
+/// 16-byte loads in flight per lane in the 32-lane warp kernel for queues of \p K entries, on rows
+/// longer than kMaxWarpRowLength (those the warp-per-row rule gives a warp). Measured on an H100
+/// against 1 load: 4 hide the latency of a long row per warp for queues of 8 (8-25% faster on
+/// rows of 2048 to 16384 values, within the spread at 1100 and 1500), but queues of 16 ran 15-18%
+/// slower on rows of 1100 and gained at most 6% on rows of 4096, and queues of 32 need those
+/// registers (1.76x slower); rows of at most kMaxWarpRowLength ran slower with 4 (rows of 1000:
+/// 10% at k = 8), so they keep 1.
+template <int K>
+inline constexpr int kQueueWarpVectors = K <= 8 ? 4 : 1;
+
 /// Groups of \p kGroupLanes lanes per row (rows of at most kMaxWarpRowLength values, or one warp
 /// per row of up to kQueueWarpMaxRowLength where the rows are many: queue_split()): read and
-/// insert, the butterfly, write. Launch ceil(num_rows / (kWarpRowsPerBlock x 32 / kGroupLanes))
-/// blocks of kBlockThreads threads.
-template <typename T, int K, int kGroupLanes>
+/// insert, the butterfly, write, with \p kVectors 16-byte loads in flight per lane
+/// (kQueueWarpVectors for 32 lanes). Launch ceil(num_rows / (kWarpRowsPerBlock x 32 /
+/// kGroupLanes)) blocks of kBlockThreads threads.
+template <typename T, int K, int kGroupLanes, int kVectors = 1>
 __global__ void __launch_bounds__(kBlockThreads)
     topk_queue_warp_rows_kernel(TopkArrays<T> arrays, std::size_t num_rows) {
   chain_to_previous_kernel();  // first: see common/chained_launch.cuh
@@ -263,9 +274,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   const std::uint32_t member = lane % kGroupLanes;
   const T* row = arrays.values_in + (real_row ? row_index : 0) * arrays.row_length;
   ThreadQueue<typename SelectKey<T>::Bits, K> queue;
-  fill_queue<T, K, kGroupLanes, 1, kGroupLanes>(queue, row, 0, real_row ? arrays.row_length : 0u,
-                                                arrays.largest, member, arrays.k,
-                                                /*bounded=*/kGroupLanes == 32);
+  fill_queue<T, K, kGroupLanes, kVectors, kGroupLanes>(
+      queue, row, 0, real_row ? arrays.row_length : 0u, arrays.largest, member, arrays.k,
+      /*bounded=*/kGroupLanes == 32);
   queue.template merge_group<kGroupLanes>();
   if (real_row)
     write_queue<T, K, kGroupLanes>(queue, row, arrays.k, arrays.sorted, member,

@@ -36,6 +36,7 @@ TEST(BenchConfig, DefaultsSampleWithTheBlockingKernelAndTheNoiseBound) {
   const BenchConfig config = parse({});
   EXPECT_EQ(config.timing, timing::TimingMode::kBlocking);
   EXPECT_TRUE(config.flush_l2);
+  EXPECT_EQ(config.flush_method, timing::FlushMethod::kRead);
   EXPECT_GE(config.stopping.min_samples, 10u);
   EXPECT_LE(config.stopping.max_relative_noise, 0.01);
   ASSERT_EQ(config.key_shapes.size(), 1u);
@@ -63,6 +64,15 @@ TEST(BenchConfig, ParsesSortlabFlagsAndLeavesGoogleBenchmarksAlone) {
   EXPECT_EQ(left, (std::vector<std::string>{"--benchmark_filter=stage0"}));
 }
 
+TEST(BenchConfig, L2FlushTakesAMethod) {
+  EXPECT_EQ(parse({"--l2_flush=1"}).flush_method, timing::FlushMethod::kRead);
+  EXPECT_TRUE(parse({"--l2_flush=read"}).flush_l2);
+  EXPECT_EQ(parse({"--l2_flush=read"}).flush_method, timing::FlushMethod::kRead);
+  const BenchConfig write = parse({"--l2_flush=write"});
+  EXPECT_TRUE(write.flush_l2);
+  EXPECT_EQ(write.flush_method, timing::FlushMethod::kWrite);
+}
+
 TEST(BenchConfig, MinTimeIsTheOldNameOfMaxTime) {
   EXPECT_DOUBLE_EQ(parse({"--min_time=0.05"}).stopping.max_seconds, 0.05);
 }
@@ -74,6 +84,7 @@ TEST(BenchConfig, RejectsMalformedFlags) {
   EXPECT_THROW(parse({"--pairs=yes"}), Error);
   EXPECT_THROW(parse({"--timing=cupti"}), Error);
   EXPECT_THROW(parse({"--l2_flush=2"}), Error);
+  EXPECT_THROW(parse({"--l2_flush=memset"}), Error);
   EXPECT_THROW(parse({"--min_samples=0"}), Error);
   EXPECT_THROW(parse({"--max_time=0"}), Error);
   EXPECT_THROW(parse({"--dists=reversed"}), Error);

@@ -101,12 +101,14 @@ TEST(StreamBlockerGpu, ReleasedInTimeIsNotATimeout) {
   SORTLAB_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
-TEST(L2FlusherGpu, WritesTwiceTheL2) {
+TEST(L2FlusherGpu, ReadsOrWritesTwiceTheL2) {
   const std::size_t l2 = device_l2_bytes();
   EXPECT_GT(l2, 0u);
   L2Flusher flusher(l2);
   EXPECT_EQ(flusher.bytes(), l2_flush_bytes(l2));
-  flusher.flush(nullptr);
+  flusher.flush(nullptr);  // read, the default
+  flusher.flush(nullptr, FlushMethod::kWrite);
+  flusher.flush(nullptr, FlushMethod::kRead);
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
 }
 

@@ -1,5 +1,5 @@
 /// \file
-/// \brief The --timing flag's values.
+/// \brief The --timing and --l2_flush flags' values.
 #include <gtest/gtest.h>
 
 #include "bench/timing/timing_mode.hpp"
@@ -21,6 +21,11 @@ TEST(TimingMode, UnknownNamesSayWhatIsValid) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("blocking, graph, events"), std::string::npos);
   }
+}
+
+TEST(FlushMethod, NamesAreTheFlagValues) {
+  EXPECT_EQ(to_string(FlushMethod::kRead), "read");
+  EXPECT_EQ(to_string(FlushMethod::kWrite), "write");
 }
 
 }  // namespace

@@ -115,6 +115,15 @@ class InputSetTest(unittest.TestCase):
                      "GPU utilisation 0 %", "GPU after the run"):
             self.assertIn(text, page)
 
+    def test_page_says_how_the_l2_was_flushed(self) -> None:
+        results = h100()  # JSON of 2026-11-22: no method recorded, so the write flush
+        self.assertIn("100 MiB written (the method before 2026-11-28",
+                      "\n".join(rt.method_lines(results)))
+        results.context["sortlab_l2_flush_method"] = "read"
+        self.assertIn("100 MiB read (the L2 is left clean", "\n".join(rt.method_lines(results)))
+        results.context["sortlab_l2_flush_bytes"] = "0"
+        self.assertIn("No L2 flush", "\n".join(rt.method_lines(results)))
+
 
 class ColumnsTest(unittest.TestCase):
     """Every cell of every ladder table, recomputed from the JSON without the renderer."""
