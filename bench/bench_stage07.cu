@@ -19,7 +19,9 @@
 /// thread-block cluster per row, `--cluster=N` its blocks, names ending in `/cluster:N`),
 /// `--sample=auto|1|0` (default auto: TopkSample; 1 and 0 force the sample pass of several blocks
 /// per row and the sample read of one block per row on or off, names ending in `/sample:1` or
-/// `/sample:0`). Counters blocks_per_row and several_blocks say which schedule ran. Example:
+/// `/sample:0`), `--blocks=N` (TopkOptions::values_per_block = ceil(cols / N): N blocks per
+/// row wherever the rule splits rows, names ending in `/blocks:N`). Counters blocks_per_row and
+/// several_blocks say which schedule ran. Example:
 /// `bench_stage07
 /// --set=llm --sorted=0`.
 ///
@@ -112,6 +114,8 @@ struct Stage07Flags {
   stage07::TopkSample sample = stage07::TopkSample::kAuto;
   /// TopkOptions::cluster_blocks (--cluster=N; nonzero ends the names in /cluster:N)
   std::size_t cluster_blocks = 0;
+  /// --blocks=N: TopkOptions::values_per_block = ceil(cols / N) (0: the rule's span)
+  std::size_t blocks_per_row = 0;
   /// --shapes=RxC:K,...: f32 shapes of the caller's own, instead of the set's
   std::vector<TopkShape> shapes;
 };
@@ -171,6 +175,10 @@ Stage07Flags take_flags(int& argc, char** argv) {
       flags.cluster_blocks = std::strtoull(cluster, nullptr, 10);
       require(flags.cluster_blocks >= 1 && flags.cluster_blocks <= stage07::kMaxClusterBlocks,
               "--cluster must be 1 .. kMaxClusterBlocks");
+    } else if (const char* blocks = value_of("--blocks=")) {
+      const long long count = std::strtoll(blocks, nullptr, 10);
+      require(count >= 1 && count <= 65536, "--blocks must be 1 .. 65536");
+      flags.blocks_per_row = static_cast<std::size_t>(count);
     } else if (const char* sample = value_of("--sample=")) {
       const std::string s = sample;
       require(s == "auto" || s == "0" || s == "1", "--sample must be auto, 0 or 1");
@@ -400,6 +408,8 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
       options.schedule = flags.schedule;
       options.sample = flags.sample;
       options.cluster_blocks = flags.cluster_blocks;
+      if (flags.blocks_per_row != 0)
+        options.values_per_block = (s.cols + flags.blocks_per_row - 1) / flags.blocks_per_row;
       // A forced cluster schedule cannot take rows longer than a cluster holds.
       if (flags.schedule == stage07::TopkSchedule::kClusterPerRow &&
           !stage07::cluster_split(s.rows, s.cols, value_bytes, flags.cluster_blocks, 1)
@@ -409,6 +419,8 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
           std::string(sorted ? "stage07-topk/" : "stage07-topk-unsorted/") + key +
           "/k:" + std::to_string(s.k) + schedule_suffix(flags) +
           (flags.cluster_blocks != 0 ? "/cluster:" + std::to_string(flags.cluster_blocks)
+                                     : std::string()) +
+          (flags.blocks_per_row != 0 ? "/blocks:" + std::to_string(flags.blocks_per_row)
                                      : std::string()) +
           (flags.sample == stage07::TopkSample::kOn    ? "/sample:1"
            : flags.sample == stage07::TopkSample::kOff ? "/sample:0"
