@@ -353,8 +353,8 @@ std::size_t multi_block_target(std::size_t multiprocessors);
 /// The schedule rule, pure host arithmetic. With TopkSchedule::kAuto: one block per row when
 /// `2 * num_rows >= target_blocks` (the rows alone give every SM two blocks or more) or when the
 /// rows are too short to give two blocks kMinValuesPerBlock values each; otherwise
-/// `min(ceil(row_length / kMinValuesPerBlock), ceil(target_blocks / num_rows))` blocks per row,
-/// then the span rounded up to a multiple of kBlockThreads (and the blocks recounted). A forced
+/// `min(ceil(row_length / kMinValuesPerBlock), floor(target_blocks / num_rows))` blocks per row
+/// (rounded down, so that every row's blocks fit one wave of target_blocks), then the span rounded up to a multiple of kBlockThreads (and the blocks recounted). A forced
 /// kBlocksPerRow uses the same count, at least 1; a nonzero `options.values_per_block` fixes the
 /// span instead. When the rule picks one block per row and the row has at most
 /// kMaxWarpRowLength values, one warp takes the row instead (`warp_per_row`); a forced

@@ -774,11 +774,21 @@ TEST(Stage07Schedule, RuleOnAnH100) {
   EXPECT_TRUE(s.several_blocks);
   EXPECT_EQ(s.blocks_per_row, 528u);
   EXPECT_EQ(s.values_per_block, 508416u);
-  // 64 rows of 2^20: ceil(528 / 64) = 9 blocks of 116736 values.
+  // 64 rows of 2^20: floor(528 / 64) = 8 blocks of 131072 values (9 left a partial second wave).
   s = split(64, std::size_t{1} << 20);
   EXPECT_TRUE(s.several_blocks);
-  EXPECT_EQ(s.blocks_per_row, 9u);
-  EXPECT_EQ(s.values_per_block, 116736u);
+  EXPECT_EQ(s.blocks_per_row, 8u);
+  EXPECT_EQ(s.values_per_block, 131072u);
+  // 128 rows of 128256: 4 blocks (5 were 640 blocks: 1.2 waves); 256 rows: 2.
+  EXPECT_EQ(split(128, 128256).blocks_per_row, 4u);
+  EXPECT_EQ(split(256, 128256).blocks_per_row, 2u);
+  // Every batch the rule splits fits one wave of the target grid.
+  for (std::size_t rows = 1; rows < 264; ++rows) {
+    for (std::size_t length : {std::size_t{8193}, std::size_t{128256}, std::size_t{1} << 20}) {
+      const auto r = split(rows, length);
+      if (r.several_blocks) EXPECT_LE(rows * r.blocks_per_row, target) << rows << " x " << length;
+    }
+  }
   // Batch 16 of a 128256 vocabulary: 32 blocks of kMinValuesPerBlock = 4096 values.
   s = split(16, 128256);
   EXPECT_EQ(s.blocks_per_row, 32u);
