@@ -786,7 +786,9 @@ TEST(Stage07Schedule, RuleOnAnH100) {
   for (std::size_t rows = 1; rows < 264; ++rows) {
     for (std::size_t length : {std::size_t{8193}, std::size_t{128256}, std::size_t{1} << 20}) {
       const auto r = split(rows, length);
-      if (r.several_blocks) EXPECT_LE(rows * r.blocks_per_row, target) << rows << " x " << length;
+      if (r.several_blocks) {
+        EXPECT_LE(rows * r.blocks_per_row, target) << rows << " x " << length;
+      }
     }
   }
   // Batch 16 of a 128256 vocabulary: 32 blocks of kMinValuesPerBlock = 4096 values.
