@@ -149,6 +149,12 @@ fi
 case "${BENCH:-quick}" in
   none) ;;
   quick)
+    # The measurement method first: what the L2 flush costs the call after it (docs/results).
+    if [ -x "$build/bench/timing/l2_flush_check" ]; then
+      step "l2_flush_check"
+      "$build/bench/timing/l2_flush_check" >"$logs/l2_flush_check.md" 2>&1 || status=1
+      tail -8 "$logs/l2_flush_check.md"
+    fi
     for b in "$build"/bench/bench_stage*; do
       [ -x "$b" ] || continue
       step "benchmark $(basename "$b")"
