@@ -11,7 +11,7 @@ namespace sortlab::bench::timing {
 /// How many times the L2 the rotating inputs of one benchmark must exceed together.
 inline constexpr double kRotatingL2Multiple = 2.0;
 
-/// How many times the L2 the flush buffer is (written before every sample).
+/// How many times the L2 the flush buffer is (read before every sample: L2Flusher).
 inline constexpr std::size_t kFlushL2Multiple = 2;
 
 /// Number of rotating input sets (keys and values of one sort each) so that together they exceed
@@ -24,9 +24,9 @@ inline constexpr std::size_t kFlushL2Multiple = 2;
 std::size_t rotating_buffer_count(std::size_t bytes_per_input, std::size_t l2_bytes,
                                   std::size_t memory_budget_bytes);
 
-/// Bytes of the buffer written before every sample to evict the L2: kFlushL2Multiple × L2 (the
-/// H100's L2 is two partitions that may each hold a line, and a write-allocate cache is only
-/// surely emptied by writing more than it holds).
+/// Bytes of the buffer read (or, with FlushMethod::kWrite, written) before every sample to evict
+/// the L2: kFlushL2Multiple × L2 (the H100's L2 is two partitions that may each hold a line, so
+/// only touching more than it holds surely replaces every line).
 /// \param l2_bytes size of the GPU's L2 cache
 std::size_t l2_flush_bytes(std::size_t l2_bytes);
 
