@@ -26,11 +26,11 @@ dispatch or the caching allocator: outputs are allocated once (``out=``), each i
 captured once as a CUDA graph and replayed between two ``torch.cuda.Event``s (when capture fails,
 the call is queued behind ``torch.cuda._sleep``, which holds the stream while Python dispatches);
 the L2 is flushed before every sample by reading a 2× L2 buffer (a sum of it, so the L2 is left
-clean and no timed call pays for writing back the flush: docs/results/README.md, "The L2 flush"); samples are taken until the
-robust relative noise (1.4826 × MAD / median) is at most 1%, at least 10 and at most --max-time
-seconds; rotating input sets exceed 2× the L2 at every size. Keys are random 32-bit patterns
-(float32 keys are those same bit patterns, NaNs and infinities included, as in sortlab's f32
-benchmarks).
+clean and no timed call pays for writing back the flush: docs/results/README.md, "The L2
+flush"); samples are taken until the robust relative noise (1.4826 × MAD / median) is at most
+1%, at least 10 and at most --max-time seconds; rotating input sets exceed 2× the L2 at every
+size. Keys are random 32-bit patterns (float32 keys are those same bit patterns, NaNs and
+infinities included, as in sortlab's f32 benchmarks).
 
 The output uses the counters of bench_support (n, ands, median_ms, min_ms, p10_ms, p90_ms,
 samples, noise, converged, keys_per_s, GBps, bytes) and

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+
 #include "bench/timing/timing_mode.hpp"
 #include "common/device_buffer.hpp"
 

@@ -64,9 +64,8 @@
 ///
 /// Status: all four schedules and the two reductions for small k (argmax_split(), queue_split())
 /// pass the stage07 GPU suite on sm_90 (H100, 2026-11-28), with compute-sanitizer clean on the
-/// tests of each (README); one
-/// long row at 54-76% of the floor; the LLM shapes with k >= 50 and the rows set with k >= 8 short
-/// of issue 18's targets (README).
+/// tests of each (README); one long row at 54-76% of the floor; the LLM shapes with k >= 50 and
+/// the rows set with k >= 8 short of issue 18's targets (README).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -474,8 +473,12 @@ inline constexpr std::size_t kQueueWarpLongRowMinRowsPerSm = 16;
 /// each where the rows are many (kQueueWarpMinRowsPerSm per SM for rows of up to
 /// kQueueWarpShortRowLength values, kQueueWarpLongRowMinRowsPerSm for longer ones); not used for
 /// other k, forced schedules, spans or cluster sizes, or a few very long rows. Pure host
-/// arithmetic. \param num_rows rows \param row_length values per row \param k values per row to
-/// pick \param options the schedule options \param multiprocessors SMs of the device
+/// arithmetic.
+/// \param num_rows rows
+/// \param row_length values per row
+/// \param k values per row to pick
+/// \param options the schedule options
+/// \param multiprocessors SMs of the device
 ArgmaxSplit queue_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                         const TopkOptions& options, std::size_t multiprocessors);
 
