@@ -343,6 +343,10 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
     state.counters["cluster_per_row"] = reduction.blocks_per_row > 1 ? 1.0 : 0.0;
     state.counters["warp_per_row"] = reduction.warp_per_row ? 1.0 : 0.0;
   }
+  // Several blocks for the sample pass, then one block per row from its lists (sample_pass.cuh):
+  // this thread's last topk() call was a timed one.
+  state.counters["sampled_one_block"] =
+      stage07::last_topk_path() == stage07::TopkPath::kSampledOneBlock ? 1.0 : 0.0;
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;
   state.counters["GBps"] = (in_bytes + out_bytes) / (ms * 1e-3) * 1e-9;

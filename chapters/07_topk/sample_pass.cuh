@@ -1,5 +1,6 @@
 /// \file
-/// \brief The sample pass of the several-blocks-per-row schedule (sample_plan.hpp says why):
+/// \brief The sample pass of the several-blocks-per-row schedule (sample_plan.hpp says why), and
+/// the one-block finish of rows whose sampled lists one block holds (topk_sampled_rows_kernel):
 /// every block of a row draws the row's sample, finds the bound (the sample's r-th largest
 /// select bits) and copies the values of its span at or above the bound, in column order, into
 /// its region of the row's candidate list 1; pass 0 then reads those regions instead of the row
@@ -157,6 +158,72 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     if (kept > arrays.sample.warp_cap) atomicOr(&state->sample_failed, 1u);
     atomicAdd(&state->fill[1], kept);
   }
+}
+
+/// Most list regions (blocks_per_row x kSampleWarps) of a row that topk_sampled_rows_kernel
+/// gathers: one per thread.
+inline constexpr std::uint32_t kMaxSampledRegions = kBlockThreads;
+
+/// After the sample pass, one block per row finishes the row (topk() picks this where
+/// sampled_rows_fit_one_block(): the sample leaves each row a list one block's shared memory
+/// holds). Phases:
+/// - **collect**: the row's list regions, in (block, warp) order and so in column order, into the
+///   shared list (an exclusive scan of their counts places them);
+/// - **select**, **gather**, **sort**: as one block per row does from its own sample read
+///   (select_gather_sort_row()), so no digit pass of several blocks, and no launch per pass, is
+///   needed.
+/// A row whose sample failed (a region overflowed, the sample predicted that, or the list holds
+/// fewer than k or more entries than the shared list) is read whole by its block instead:
+/// correct, but four reads of the row by one block. Launch num_rows blocks after the sample
+/// pass, with `multi` the sample pass's arrays.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads)
+    topk_sampled_rows_kernel(TopkArrays<T> arrays, MultiBlockArrays<T> multi) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
+  __shared__ RowsStorage<T> storage;
+  static_assert(kMaxSampledRegions <= kNumDigits, "the regions' offsets use the select's counters");
+  // Where each region's entries start in the list, in the select's counters (radix_select_row()
+  // zeroes them before its first count), so the kernel needs no more shared memory than one
+  // block per row.
+  std::uint32_t* region_first = storage.work.select.counts;
+  const std::size_t row_index = blockIdx.x;
+  const RowState* state = multi.row_states + row_index;
+  const std::uint32_t regions = multi.blocks_per_row * kSampleWarps;
+  const std::uint32_t region = threadIdx.x;
+  // The sample pass wrote each warp's count to word `warp` of its block's counts (a block that
+  // skipped its read wrote none, but then the row's sample_failed is set).
+  const std::uint32_t entries =
+      region < regions
+          ? __ldcg(&multi.counts[(row_index * multi.blocks_per_row + region / kSampleWarps) *
+                                     kNumDigits +
+                                 region % kSampleWarps])
+          : 0u;
+  std::uint32_t total = 0;
+  region_first[region] =
+      block_exclusive_sum<kBlockThreads>(entries, storage.work.select.scan, total);
+  const bool worked = __ldcg(&state->sample_failed) == 0 && total >= arrays.k &&
+                      total <= static_cast<std::uint32_t>(kOneBlockListEntries);
+  __syncthreads();  // region_first is written
+  if (worked) {
+    for (std::uint32_t i = threadIdx.x; i < total; i += kBlockThreads) {
+      // The region of entry i: region_first[low] <= i < region_first[low + 1] (or the total),
+      // found with region_first[high] > i kept true without reading it at high = regions.
+      std::uint32_t low = 0, high = regions;
+      while (high - low > 1) {
+        const std::uint32_t middle = (low + high) / 2;
+        if (region_first[middle] <= i)
+          low = middle;
+        else
+          high = middle;
+      }
+      const std::size_t from = row_index * multi.list_capacity +
+                               std::size_t{low} * multi.sample.warp_cap + (i - region_first[low]);
+      storage.work.list.values()[i] = multi.list_values[1][from];
+      storage.work.list.columns[i] = multi.list_columns[1][from];
+    }
+  }
+  __syncthreads();  // the list is written before radix_select_row() reads it
+  select_gather_sort_row<T>(arrays, row_index, worked ? total : ~0u, storage);
 }
 
 }  // namespace sortlab::stage07

@@ -92,6 +92,28 @@ inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t
   return plan;
 }
 
+/// Whether the rows of a sample pass are finished by one block each (topk_sampled_rows_kernel)
+/// instead of the digit passes of several blocks: the list the plan expects, about
+/// rank x row_length / samples entries per row, is at most half of \p shared_entries (the shared
+/// list of one block; the spread around the expectation then rarely overflows it), and the row's
+/// list regions, blocks_per_row x kSampleWarps, are at most \p max_regions. A row whose sample
+/// failed anyway is read whole by its block: correct, but slower. Pure host and device
+/// arithmetic (CPU-tested).
+/// \param plan the call's sample plan (sample_plan()); false when disabled
+/// \param row_length values per row
+/// \param blocks_per_row blocks of the row in the sample pass
+/// \param shared_entries entries of one block's shared candidate list (kOneBlockListEntries)
+/// \param max_regions regions one block can gather (kMaxSampledRegions)
+inline bool sampled_rows_fit_one_block(const SamplePlan& plan, std::size_t row_length,
+                                       std::size_t blocks_per_row, std::size_t shared_entries,
+                                       std::size_t max_regions) {
+  if (!plan.enabled || plan.samples == 0) return false;
+  const double expected = static_cast<double>(plan.rank) * static_cast<double>(row_length) /
+                          static_cast<double>(plan.samples);
+  return 2.0 * expected <= static_cast<double>(shared_entries) &&
+         blocks_per_row * kSampleWarps <= max_regions;
+}
+
 /// Column of sample \p i of the 2^\p log2_samples samples drawn from a row of \p row_length
 /// values: one position in each of S equal strata of the row (stratum i is
 /// [i n / S, (i + 1) n / S)), picked inside its stratum by a fixed integer hash of i.

@@ -354,12 +354,12 @@ std::size_t multi_block_target(std::size_t multiprocessors);
 /// `2 * num_rows >= target_blocks` (the rows alone give every SM two blocks or more) or when the
 /// rows are too short to give two blocks kMinValuesPerBlock values each; otherwise
 /// `min(ceil(row_length / kMinValuesPerBlock), floor(target_blocks / num_rows))` blocks per row
-/// (rounded down, so that every row's blocks fit one wave of target_blocks), then the span rounded up to a multiple of kBlockThreads (and the blocks recounted). A forced
-/// kBlocksPerRow uses the same count, at least 1; a nonzero `options.values_per_block` fixes the
-/// span instead. When the rule picks one block per row and the row has at most
-/// kMaxWarpRowLength values, one warp takes the row instead (`warp_per_row`); a forced
-/// kOneBlockPerRow never does that, a forced kWarpPerRow always does (topk() rejects it for
-/// longer rows). The rule is monotone in
+/// (rounded down, so that every row's blocks fit one wave of target_blocks), then the span rounded
+/// up to a multiple of kBlockThreads (and the blocks recounted). A forced kBlocksPerRow uses the
+/// same count, at least 1; a nonzero `options.values_per_block` fixes the span instead. When the
+/// rule picks one block per row and the row has at most kMaxWarpRowLength values, one warp takes
+/// the row instead (`warp_per_row`); a forced kOneBlockPerRow never does that, a forced
+/// kWarpPerRow always does (topk() rejects it for longer rows). The rule is monotone in
 /// \p target_blocks, so the scratch planned for kMaxTargetBlocks covers every GPU.
 /// \param num_rows rows
 /// \param row_length values per row (at least 1 when several blocks can be chosen)
@@ -439,6 +439,9 @@ enum class TopkPath {
   kWarpSelect,     ///< one warp per row, the radix select
   kOneBlock,       ///< one block per row, the radix select
   kSeveralBlocks,  ///< several blocks per row, the radix select's launches
+  /// several blocks per row for the sample pass, then one block per row from its lists
+  /// (topk_sampled_rows_kernel in sample_pass.cuh)
+  kSampledOneBlock,
 };
 
 /// The kernels the calling thread's last topk() call launched: so that a test can tell that a

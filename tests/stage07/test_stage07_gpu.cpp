@@ -121,6 +121,9 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(
 template <typename T>
 std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape, std::size_t k,
                                  const TopkOptions& options, void* temp) {
+  // Sampled rows finished by one block each run no digit pass of several blocks: nothing to
+  // compare (SampledRowsFinishInOneBlock checks that path).
+  if (stage07::last_topk_path() == stage07::TopkPath::kSampledOneBlock) return {};
   // k = 1 by the rule is a reduction, 2 <= k <= 32 queues and merges: no scratch is written.
   if (stage07::argmax_split(shape.rows, shape.row_length, k, options,
                             sortlab::multiprocessor_count())
@@ -655,6 +658,56 @@ TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
   }
   if (shapes_run == 0) GTEST_SKIP() << "every shape exceeds SORTLAB_TEST_MAX_N";
   if (shapes_run < shapes.size()) return;  // capped: the outcomes are not all guaranteed
+  EXPECT_GT(worked, 0u);
+  EXPECT_GT(failed, 0u);
+}
+
+// The automatic rule's one-block finish of sampled rows (topk_sampled_rows_kernel): a span given
+// with kAuto keeps several blocks per row for the sample pass and no cluster, the sample is
+// forced on (the inputs are smaller than the L2), and k > kMaxQueueK runs the radix select.
+// Rows of 16411 (17 blocks of 1024: 136 list regions of 7 entries) and 24000 (24 blocks: 192
+// regions), every distribution, k = 33, 64, 200: the sample plan expects at most 2 x 449 entries
+// of the 2048 a block holds, so every call takes the path; uniform rows' lists fit and their
+// blocks select from them, sorted rows overflow one warp's region and all-equal rows are caught
+// by the sample, and then the block reads its row instead. The test checks the path of every
+// call and that both outcomes occurred (the model's sample decision for the first row).
+TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  constexpr std::size_t kSpan = 1024;
+  std::size_t worked = 0, failed = 0, shapes_run = 0;
+  const std::vector<Shape> shapes = {Shape{2, 16411}, Shape{1, 24000}};
+  for (const Shape& shape : shapes) {
+    if (shape.rows * shape.row_length > max_test_n()) continue;
+    ++shapes_run;
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const std::size_t n = shape.rows * shape.row_length;
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + 11 * n);
+      const std::vector<T> first_row(input.begin(),
+                                     input.begin() + static_cast<std::ptrdiff_t>(shape.row_length));
+      for (std::size_t k : {std::size_t{33}, std::size_t{64}, std::size_t{200}})
+        for (bool largest : {true, false})
+          for (bool sorted : {true, false}) {
+            TopkOptions options{largest, sorted};
+            options.values_per_block = kSpan;
+            options.sample = stage07::TopkSample::kOn;
+            SCOPED_TRACE(sortlab::to_string(distribution) + " rows=" + std::to_string(shape.rows) +
+                         " length=" + std::to_string(shape.row_length) + " k=" + std::to_string(k) +
+                         (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
+            const std::string difference = run_and_compare(input, shape, k, options);
+            ASSERT_TRUE(difference.empty()) << difference;
+            ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kSampledOneBlock);
+            stage07::BlockedGather record;
+            std::vector<T> values;
+            std::vector<std::int64_t> indices;
+            stage07::model_topk_row_blocks(first_row, k, options, kSpan, values, indices, &record);
+            ASSERT_TRUE(record.sample.enabled);
+            worked += record.sampled ? 1 : 0;
+            failed += record.sampled ? 0 : 1;
+          }
+    }
+  }
+  if (shapes_run == 0) GTEST_SKIP() << "every shape exceeds SORTLAB_TEST_MAX_N";
   EXPECT_GT(worked, 0u);
   EXPECT_GT(failed, 0u);
 }
