@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   // block per row.
   std::uint32_t* region_first = storage.work.select.counts;
   const std::size_t row_index = blockIdx.x;
-  const RowState* state = multi.row_states + row_index;
+  RowState* state = multi.row_states + row_index;
   const std::uint32_t regions = multi.blocks_per_row * kSampleWarps;
   const std::uint32_t region = threadIdx.x;
   // The sample pass wrote each warp's count to word `warp` of its block's counts (a block that
@@ -203,6 +203,8 @@ __global__ void __launch_bounds__(kBlockThreads)
       block_exclusive_sum<kBlockThreads>(entries, storage.work.select.scan, total);
   const bool worked = __ldcg(&state->sample_failed) == 0 && total >= arrays.k &&
                       total <= static_cast<std::uint32_t>(kOneBlockListEntries);
+  // For the tests (compare_filter_flags()): 1 when this block selects from the sampled list.
+  if (threadIdx.x == 0) state->listed = worked ? 1u : 0u;
   __syncthreads();  // region_first is written
   if (worked) {
     for (std::uint32_t i = threadIdx.x; i < total; i += kBlockThreads) {

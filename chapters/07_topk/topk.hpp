@@ -495,7 +495,9 @@ struct RowState {
   /// Bit p: pass p writes the row's candidate list p % 2 (so pass p + 1, or the gather after the
   /// last pass, reads it instead of the row). Set by the last block of pass p - 1, which knows
   /// exactly how many entries pass p keeps; bit 0 by the last block of pass 0 when the sample
-  /// pass worked (pass 0 then read the sample pass's list 1 and copied it to list 0).
+  /// pass worked (pass 0 then read the sample pass's list 1 and copied it to list 0). On the
+  /// path TopkPath::kSampledOneBlock: 1 when the row's block selected from the sampled list, 0
+  /// when it read the row.
   std::uint32_t listed;
   /// Entries of list 0 / list 1 reserved so far by the blocks of the pass that writes it (an
   /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes. The sample
