@@ -20,7 +20,9 @@
 /// `--sample=auto|1|0` (default auto: TopkSample; 1 and 0 force the sample pass of several blocks
 /// per row and the sample read of one block per row on or off, names ending in `/sample:1` or
 /// `/sample:0`), `--blocks=N` (TopkOptions::values_per_block = ceil(cols / N): N blocks per
-/// row wherever the rule splits rows, names ending in `/blocks:N`). Counters blocks_per_row and
+/// row wherever the rule splits rows, names ending in `/blocks:N`), `--input=uniform|ascending`
+/// (ascending: every row rises, the sampled bound's worst case; names ending in
+/// `/input:ascending`). Counters blocks_per_row and
 /// several_blocks say which schedule ran. Example:
 /// `bench_stage07
 /// --set=llm --sorted=0`.
@@ -114,6 +116,8 @@ struct Stage07Flags {
   stage07::TopkSample sample = stage07::TopkSample::kAuto;
   /// TopkOptions::cluster_blocks (--cluster=N; nonzero ends the names in /cluster:N)
   std::size_t cluster_blocks = 0;
+  /// --input=ascending: every row rises (names end in /input:ascending); default uniform
+  bool ascending = false;
   /// --blocks=N: TopkOptions::values_per_block = ceil(cols / N) (0: the rule's span)
   std::size_t blocks_per_row = 0;
   /// --shapes=RxC:K,...: f32 shapes of the caller's own, instead of the set's
@@ -175,6 +179,10 @@ Stage07Flags take_flags(int& argc, char** argv) {
       flags.cluster_blocks = std::strtoull(cluster, nullptr, 10);
       require(flags.cluster_blocks >= 1 && flags.cluster_blocks <= stage07::kMaxClusterBlocks,
               "--cluster must be 1 .. kMaxClusterBlocks");
+    } else if (const char* input = value_of("--input=")) {
+      const std::string s = input;
+      require(s == "uniform" || s == "ascending", "--input must be uniform or ascending");
+      flags.ascending = s == "ascending";
     } else if (const char* blocks = value_of("--blocks=")) {
       const long long count = std::strtoll(blocks, nullptr, 10);
       require(count >= 1 && count <= 65536, "--blocks must be 1 .. 65536");
@@ -223,13 +231,17 @@ __device__ std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/// Uniform values in [0, 1): 24 random bits times 2^-24, as torch.rand draws float32.
+/// Uniform values in [0, 1): 24 random bits times 2^-24, as torch.rand draws float32; with
+/// \p ascending, every row of \p row_length values rises instead (column / row_length: the
+/// case where a sample's answers all lie in the row's last part).
 template <typename T>
-__global__ void uniform_kernel(T* values, std::size_t n, std::uint64_t seed) {
+__global__ void uniform_kernel(T* values, std::size_t n, std::uint64_t seed, bool ascending,
+                               std::size_t row_length) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const float u =
-      static_cast<float>(mix64(seed ^ (i * 0xD1B54A32D192ED03ull)) >> 40) * (1.0f / 16777216.0f);
+  const float u = ascending ? static_cast<float>(i % row_length) / static_cast<float>(row_length)
+                            : static_cast<float>(mix64(seed ^ (i * 0xD1B54A32D192ED03ull)) >> 40) *
+                                  (1.0f / 16777216.0f);
   if constexpr (std::is_same_v<T, float>)
     values[i] = u;
   else
@@ -283,7 +295,7 @@ void measure_input_copy(benchmark::State& state, const std::string& key, std::si
 /// inside a timed call).
 template <typename T>
 void measure_topk(benchmark::State& state, const std::string& copy_key, const TopkShape& s,
-                  const stage07::TopkOptions& options, const BenchConfig& config) {
+                  const stage07::TopkOptions& options, const BenchConfig& config, bool ascending) {
   timing::Sampler& sampler = timing::shared_sampler();
   const std::size_t n = s.rows * s.cols, answers = s.rows * s.k;
   DeviceBuffer<T> values_out(answers);
@@ -292,8 +304,8 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
       timing::rotating_buffer_count(n * sizeof(T), sampler.l2_bytes(), input_memory_budget());
   DeviceBuffer<T> inputs(slots * n);
   for (std::size_t slot = 0; slot < slots; ++slot) {
-    uniform_kernel<T>
-        <<<static_cast<unsigned>((n + 255) / 256), 256>>>(inputs.data() + slot * n, n, 1234 + slot);
+    uniform_kernel<T><<<static_cast<unsigned>((n + 255) / 256), 256>>>(
+        inputs.data() + slot * n, n, 1234 + slot, ascending, s.cols);
     SORTLAB_CHECK_LAUNCH();
   }
   std::size_t temp_bytes = 0;
@@ -343,6 +355,10 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
     state.counters["cluster_per_row"] = reduction.blocks_per_row > 1 ? 1.0 : 0.0;
     state.counters["warp_per_row"] = reduction.warp_per_row ? 1.0 : 0.0;
   }
+  // Several blocks for the sample pass, then one block per row from its lists (sample_pass.cuh):
+  // this thread's last topk() call was a timed one.
+  state.counters["sampled_one_block"] =
+      stage07::last_topk_path() == stage07::TopkPath::kSampledOneBlock ? 1.0 : 0.0;
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;
   state.counters["GBps"] = (in_bytes + out_bytes) / (ms * 1e-3) * 1e-9;
@@ -424,12 +440,14 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
                                      : std::string()) +
           (flags.sample == stage07::TopkSample::kOn    ? "/sample:1"
            : flags.sample == stage07::TopkSample::kOff ? "/sample:0"
-                                                       : "");
-      register_timed(name, [key, s, options, config, bf16 = run.bf16](benchmark::State& state) {
+                                                       : "") +
+          (flags.ascending ? "/input:ascending" : "");
+      register_timed(name, [key, s, options, config, bf16 = run.bf16,
+                            ascending = flags.ascending](benchmark::State& state) {
         if (bf16)
-          measure_topk<__nv_bfloat16>(state, key, s, options, config);
+          measure_topk<__nv_bfloat16>(state, key, s, options, config, ascending);
         else
-          measure_topk<float>(state, key, s, options, config);
+          measure_topk<float>(state, key, s, options, config, ascending);
       });
     }
   }

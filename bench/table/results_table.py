@@ -1530,7 +1530,9 @@ def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
                 other_runs.append(run)
         marks = [mark for mark, counter in (("cluster", "cluster_per_row"),
                                             ("reduction", "argmax_reduction"),
-                                            ("queues", "queue_reduction"))
+                                            ("queues", "queue_reduction"),
+                                            ("sampled, then one block",
+                                             "sampled_one_block"))
                  if either.counters.get(counter, 0.0) >= 0.5]
         blocks_cell = (f"{blocks:.0f}" + (f" ({', '.join(marks)})" if marks else "")
                        if blocks is not None else DASH)
@@ -1675,7 +1677,9 @@ STAGE07_LEGEND = (
     "Columns: *blocks per row* is the schedule the rule chose (1 = one block per row; "
     "*(cluster)*: one thread-block cluster of that many blocks per row; *(reduction)*: k = 1 "
     "as one read and a reduction, not a radix select; *(queues)*: 2 ≤ k ≤ 32 as per-thread "
-    "queues of the best values and bitonic merges, not a radix select); *sorted "
+    "queues of the best values and bitonic merges, not a radix select; *(sampled, then one "
+    "block)*: that many blocks per row only for the sample pass, then one block per row selects "
+    "from the sampled list); *sorted "
     "ms* is the median of the samples of `stage07-topk` (sorted output, torch.topk's default) "
     "and *p10–p90 ms* their spread; *unsorted ms* `stage07-topk-unsorted`'s median; *floor ms* "
     "the time of reading the input once and writing k values and int64 indices per row at the "

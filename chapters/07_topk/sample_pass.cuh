@@ -1,5 +1,6 @@
 /// \file
-/// \brief The sample pass of the several-blocks-per-row schedule (sample_plan.hpp says why):
+/// \brief The sample pass of the several-blocks-per-row schedule (sample_plan.hpp says why), and
+/// the one-block finish of rows whose sampled lists one block holds (topk_sampled_rows_kernel):
 /// every block of a row draws the row's sample, finds the bound (the sample's r-th largest
 /// select bits) and copies the values of its span at or above the bound, in column order, into
 /// its region of the row's candidate list 1; pass 0 then reads those regions instead of the row
@@ -140,9 +141,12 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   const Bits bound = storage.desired;
   if (bound_predicts_overflow(at_or_above, arrays.sample.samples, arrays.row_length,
                               arrays.list_capacity)) {
-    if (threadIdx.x == 0) atomicOr(&state->sample_failed, 1u);
+    if (threadIdx.x == 0) atomicOr(&state->sample_failed, kSamplePredictsOverflow);
     return;
   }
+  // Every block of the row found the same bound; one keeps it for topk_sampled_rows_kernel,
+  // which re-reads the parts of overflowed regions (the digit passes do not read it there).
+  if (block == 0 && threadIdx.x == 0) state->desired = bound;
   const std::uint32_t warp = threadIdx.x >> 5;
   std::uint32_t part_begin = 0, part_end = 0;
   warp_part(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end), warp, part_begin,
@@ -154,9 +158,107 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
       arrays.list_columns[1] + region, arrays.sample.warp_cap);
   if ((threadIdx.x & 31u) == 0) {
     arrays.counts[slot * kNumDigits + warp] = kept;
-    if (kept > arrays.sample.warp_cap) atomicOr(&state->sample_failed, 1u);
+    if (kept > arrays.sample.warp_cap) atomicOr(&state->sample_failed, kSampleRegionOverflowed);
     atomicAdd(&state->fill[1], kept);
   }
+}
+
+/// Most list regions (blocks_per_row x kSampleWarps) of a row that topk_sampled_rows_kernel
+/// gathers: one per thread.
+inline constexpr std::uint32_t kMaxSampledRegions = kBlockThreads;
+
+/// After the sample pass, one block per row finishes the row (topk() picks this where
+/// sampled_rows_fit_one_block(): the sample leaves each row a list one block's shared memory
+/// holds). Phases:
+/// - **collect**: the row's list regions, in (block, warp) order and so in column order, into the
+///   shared list (an exclusive scan of their counts places them);
+/// - **re-read**: a region that overflowed (its count, which is exact, is past its capacity) is
+///   filled from its warp's part of the row instead, by one warp against the same bound: rows
+///   whose large values crowd into a few parts (a rising row: all of them in the last part)
+///   cost a re-read of those parts, not of the row;
+/// - **select**, **gather**, **sort**: as one block per row does from its own sample read
+///   (select_gather_sort_row()), so no digit pass of several blocks, and no launch per pass, is
+///   needed.
+/// A row whose sample failed otherwise (it predicted an overflow, so nothing was filtered, or the
+/// list holds fewer than k or more entries than the shared list) is read whole by its block:
+/// correct, but four reads of the row by one block. Launch num_rows blocks after the sample
+/// pass, with `multi` the sample pass's arrays.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads)
+    topk_sampled_rows_kernel(TopkArrays<T> arrays, MultiBlockArrays<T> multi) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
+  using Bits = typename SelectKey<T>::Bits;
+  __shared__ RowsStorage<T> storage;
+  static_assert(kMaxSampledRegions <= kNumDigits, "the regions' offsets use the select's counters");
+  // Where each region's entries start in the list, in the select's counters (radix_select_row()
+  // zeroes them before its first count), so the kernel needs no more shared memory than one
+  // block per row.
+  std::uint32_t* region_first = storage.work.select.counts;
+  const std::size_t row_index = blockIdx.x;
+  RowState* state = multi.row_states + row_index;
+  const std::uint32_t regions = multi.blocks_per_row * kSampleWarps;
+  const std::uint32_t region = threadIdx.x;
+  // The sample pass wrote each warp's count to word `warp` of its block's counts (a block that
+  // skipped its read wrote none, but then the row's kSamplePredictsOverflow bit is set).
+  const std::uint32_t entries =
+      region < regions
+          ? __ldcg(&multi.counts[(row_index * multi.blocks_per_row + region / kSampleWarps) *
+                                     kNumDigits +
+                                 region % kSampleWarps])
+          : 0u;
+  std::uint32_t total = 0;
+  region_first[region] =
+      block_exclusive_sum<kBlockThreads>(entries, storage.work.select.scan, total);
+  const std::uint32_t failed = __ldcg(&state->sample_failed);
+  const bool worked = (failed & kSamplePredictsOverflow) == 0 && total >= arrays.k &&
+                      total <= static_cast<std::uint32_t>(kOneBlockListEntries);
+  // For the tests (compare_filter_flags()): 1 when this block selects from the sampled list, 2
+  // when it re-read overflowed parts for it, 0 when it reads the row.
+  if (threadIdx.x == 0) state->listed = worked ? (failed == 0 ? 1u : 2u) : 0u;
+  __syncthreads();  // region_first is written
+  const std::uint32_t cap = multi.sample.warp_cap;
+  // Entries of region r (its count: exact even when it overflowed).
+  const auto region_entries = [&](std::uint32_t r) {
+    return (r + 1 < regions ? region_first[r + 1] : total) - region_first[r];
+  };
+  if (worked) {
+    // collect
+    for (std::uint32_t i = threadIdx.x; i < total; i += kBlockThreads) {
+      // The region of entry i: region_first[low] <= i < region_first[low + 1] (or the total),
+      // found with region_first[high] > i kept true without reading it at high = regions.
+      std::uint32_t low = 0, high = regions;
+      while (high - low > 1) {
+        const std::uint32_t middle = (low + high) / 2;
+        if (region_first[middle] <= i)
+          low = middle;
+        else
+          high = middle;
+      }
+      if (region_entries(low) > cap) continue;  // re-read below
+      const std::size_t from =
+          row_index * multi.list_capacity + std::size_t{low} * cap + (i - region_first[low]);
+      storage.work.list.values()[i] = multi.list_values[1][from];
+      storage.work.list.columns[i] = multi.list_columns[1][from];
+    }
+    // re-read
+    if (failed != 0) {
+      const T* row = arrays.values_in + row_index * arrays.row_length;
+      const Bits bound = static_cast<Bits>(__ldcg(&state->desired));
+      for (std::uint32_t r = threadIdx.x >> 5; r < regions; r += kBlockThreads / 32) {
+        const std::uint32_t count = region_entries(r);
+        if (count <= cap) continue;
+        const std::uint32_t begin = (r / kSampleWarps) * multi.values_per_block;
+        std::uint32_t part_begin = 0, part_end = 0;
+        warp_part(begin, static_cast<std::uint32_t>(span_end(begin, multi)), r % kSampleWarps,
+                  part_begin, part_end);
+        warp_filter_at_or_above<T>(row, part_begin, part_end, bound, arrays.largest,
+                                   storage.work.list.values() + region_first[r],
+                                   storage.work.list.columns + region_first[r], count);
+      }
+    }
+  }
+  __syncthreads();  // the list is written before radix_select_row() reads it
+  select_gather_sort_row<T>(arrays, row_index, worked ? total : ~0u, storage);
 }
 
 }  // namespace sortlab::stage07

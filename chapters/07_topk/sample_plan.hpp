@@ -43,6 +43,13 @@ inline constexpr double kBoundDeviations = 3.0;
 /// block's span and writes its own part of the block's list region, so no barrier orders them.
 inline constexpr std::uint32_t kSampleWarps = 8;
 
+/// Bits of RowState::sample_failed. The sample predicted more values at or above its bound than
+/// the row's list holds, so no block filtered (nothing of the row is in the list).
+inline constexpr std::uint32_t kSamplePredictsOverflow = 1u;
+/// A warp kept more values than its region holds: the other regions are complete, and the
+/// region's count is exact (topk_sampled_rows_kernel re-reads only that warp's part).
+inline constexpr std::uint32_t kSampleRegionOverflowed = 2u;
+
 /// What the host decided for a call (the same for every row: it depends on the shape and k).
 struct SamplePlan {
   bool enabled = false;        ///< the sample pass runs before pass 0
@@ -90,6 +97,29 @@ inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t
   plan.rank = static_cast<std::uint32_t>(rank);
   plan.warp_cap = static_cast<std::uint32_t>(warp_cap);
   return plan;
+}
+
+/// Whether the rows of a sample pass are finished by one block each (topk_sampled_rows_kernel)
+/// instead of the digit passes of several blocks: the list the plan expects, about
+/// rank x row_length / samples entries per row, is at most half of \p shared_entries (the shared
+/// list of one block; the spread around the expectation then rarely overflows it), and the row's
+/// list regions, blocks_per_row x kSampleWarps, are at most \p max_regions. A region that
+/// overflows costs its block a re-read of that warp's part; a row whose list holds too few or
+/// too many entries anyway is read whole by its block: correct, but slower. Pure host and
+/// device arithmetic (CPU-tested).
+/// \param plan the call's sample plan (sample_plan()); false when disabled
+/// \param row_length values per row
+/// \param blocks_per_row blocks of the row in the sample pass
+/// \param shared_entries entries of one block's shared candidate list (kOneBlockListEntries)
+/// \param max_regions regions one block can gather (kMaxSampledRegions)
+inline bool sampled_rows_fit_one_block(const SamplePlan& plan, std::size_t row_length,
+                                       std::size_t blocks_per_row, std::size_t shared_entries,
+                                       std::size_t max_regions) {
+  if (!plan.enabled || plan.samples == 0) return false;
+  const double expected = static_cast<double>(plan.rank) * static_cast<double>(row_length) /
+                          static_cast<double>(plan.samples);
+  return 2.0 * expected <= static_cast<double>(shared_entries) &&
+         blocks_per_row * kSampleWarps <= max_regions;
 }
 
 /// Column of sample \p i of the 2^\p log2_samples samples drawn from a row of \p row_length

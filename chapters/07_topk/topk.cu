@@ -474,6 +474,18 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // scratch. The lists themselves need no clearing: a block reads only the entries it wrote.
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(multi.row_states, 0, num_rows * sizeof(RowState), stream));
   const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
+  // The automatic rule, where every row's sampled list should fit one block's shared list: the
+  // sample pass of several blocks per row, then one block per row from its list
+  // (topk_sampled_rows_kernel), two launches instead of six or more (README "Next", item 3d).
+  if (options.schedule == TopkSchedule::kAuto &&
+      sampled_rows_fit_one_block(multi.sample, row_length, split.blocks_per_row,
+                                 kOneBlockListEntries, kMaxSampledRegions)) {
+    last_path = TopkPath::kSampledOneBlock;
+    launch_chained(topk_sample_pass_kernel<T>, grid, kBlockThreads, 0, stream, multi);
+    launch_chained(topk_sampled_rows_kernel<T>, static_cast<unsigned>(num_rows), kBlockThreads, 0,
+                   stream, arrays, multi);
+    return;
+  }
   if (multi.sample.enabled) {
     launch_chained(topk_sample_pass_kernel<T>, grid, kBlockThreads, 0, stream, multi);
   }

@@ -438,6 +438,9 @@ enum class TopkPath {
   kWarpSelect,     ///< one warp per row, the radix select
   kOneBlock,       ///< one block per row, the radix select
   kSeveralBlocks,  ///< several blocks per row, the radix select's launches
+  /// several blocks per row for the sample pass, then one block per row from its lists
+  /// (topk_sampled_rows_kernel in sample_pass.cuh)
+  kSampledOneBlock,
 };
 
 /// The kernels the calling thread's last topk() call launched: so that a test can tell that a
@@ -489,21 +492,26 @@ ArgmaxSplit queue_split(std::size_t num_rows, std::size_t row_length, std::size_
 /// that the GPU tests can read, after a call, which passes filtered (`listed`) and compare it
 /// with the CPU model; callers have no use for it.
 struct RowState {
-  unsigned long long desired;  ///< select bits of the prefix fixed so far (zero-extended)
-  std::uint32_t k_left;        ///< rank of the k-th value among the prefix's candidates
-  std::uint32_t ticket;        ///< blocks of the row that finished this pass (reset to 0 after)
+  /// Select bits of the prefix fixed so far (zero-extended); after the sample pass, until pass 0
+  /// overwrites them, the sampled bound.
+  unsigned long long desired;
+  std::uint32_t k_left;  ///< rank of the k-th value among the prefix's candidates
+  std::uint32_t ticket;  ///< blocks of the row that finished this pass (reset to 0 after)
   /// Bit p: pass p writes the row's candidate list p % 2 (so pass p + 1, or the gather after the
   /// last pass, reads it instead of the row). Set by the last block of pass p - 1, which knows
   /// exactly how many entries pass p keeps; bit 0 by the last block of pass 0 when the sample
-  /// pass worked (pass 0 then read the sample pass's list 1 and copied it to list 0).
+  /// pass worked (pass 0 then read the sample pass's list 1 and copied it to list 0). On the
+  /// path TopkPath::kSampledOneBlock: 1 when the row's block selected from the sampled list, 2
+  /// when it did so after re-reading the parts of the regions that overflowed, 0 when it read the
+  /// row.
   std::uint32_t listed;
   /// Entries of list 0 / list 1 reserved so far by the blocks of the pass that writes it (an
   /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes. The sample
   /// pass adds its entries to fill[1], which pass 0 reads before its last block zeroes it.
   std::uint32_t fill[2];
   /// Nonzero when the sample pass (sample_pass.cuh) failed for this row: a warp's values at or
-  /// above the bound overflowed its region, or the sample predicted that. Pass 0 then reads the
-  /// row.
+  /// above the bound overflowed its region (bit kSampleRegionOverflowed), or the sample predicted
+  /// that the list overflows (bit kSamplePredictsOverflow). Pass 0 then reads the row.
   std::uint32_t sample_failed;
   /// The row's digit histogram of pass p in copy p % 2: every block adds its nonzero counts
   /// (atomics), the last block reads it to choose the digit and zeroes it for pass p + 2.

@@ -808,26 +808,20 @@ __device__ __forceinline__ std::uint32_t sample_into_list(
   return kept >= k && kept <= kOneBlockListEntries ? kept : ~0u;
 }
 
-/// One block per row: the sample read when the plan allows it, radix select (count, filter and
-/// choose digit per pass), gather from the shared list or the row, optional sort.
-/// Launch num_rows blocks of kBlockThreads threads.
+/// Phases **select**, **gather** and **sort** of one row by one block (all threads call it): the
+/// part that topk_rows_kernel and topk_sampled_rows_kernel (sample_pass.cuh) share.
+/// radix_select_row() starts from the shared list when \p sampled is not ~0u (the list then holds
+/// that many entries: sample_into_list()'s contract), the gather reads the list or the row, and
+/// the answers are sorted when asked.
 template <typename T>
-__global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> arrays) {
-  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
+__device__ __forceinline__ void select_gather_sort_row(const TopkArrays<T>& arrays,
+                                                       std::size_t row_index, std::uint32_t sampled,
+                                                       RowsStorage<T>& storage) {
   using Bits = typename SelectKey<T>::Bits;
-  __shared__ RowsStorage<T> storage;
-  static_assert(sizeof(typename RowsStorage<T>::Work) <= sizeof(AnswerSortStorage<Bits>),
-                "the list lives in the sort's bytes: shared memory must not grow");
   typename TopkStorage<Bits>::Select& select = storage.work.select;
-  const std::size_t row_index = blockIdx.x;
   const T* row = arrays.values_in + row_index * arrays.row_length;
   T* values_out = arrays.values_out + row_index * arrays.k;
   std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
-
-  const std::uint32_t sampled =
-      arrays.sample.enabled ? sample_into_list<T>(row, arrays.row_length, arrays.k, arrays.sample,
-                                                  arrays.largest, select, storage.work.list)
-                            : ~0u;
   const std::uint32_t listed = radix_select_row<T>(row, arrays.row_length, arrays.k, arrays.largest,
                                                    select, storage.work.list, sampled);
   GatherPlan<Bits> plan;
@@ -851,6 +845,26 @@ __global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> 
   // the sort reuses, is no longer read.
   __syncthreads();
   sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest, storage.sort);
+}
+
+/// One block per row: the sample read when the plan allows it, radix select (count, filter and
+/// choose digit per pass), gather from the shared list or the row, optional sort.
+/// Launch num_rows blocks of kBlockThreads threads.
+template <typename T>
+__global__ void __launch_bounds__(kBlockThreads) topk_rows_kernel(TopkArrays<T> arrays) {
+  chain_to_previous_kernel();  // first: see common/chained_launch.cuh
+  using Bits = typename SelectKey<T>::Bits;
+  __shared__ RowsStorage<T> storage;
+  static_assert(sizeof(typename RowsStorage<T>::Work) <= sizeof(AnswerSortStorage<Bits>),
+                "the list lives in the sort's bytes: shared memory must not grow");
+  const std::size_t row_index = blockIdx.x;
+  const T* row = arrays.values_in + row_index * arrays.row_length;
+  const std::uint32_t sampled =
+      arrays.sample.enabled
+          ? sample_into_list<T>(row, arrays.row_length, arrays.k, arrays.sample, arrays.largest,
+                                storage.work.select, storage.work.list)
+          : ~0u;
+  select_gather_sort_row<T>(arrays, row_index, sampled, storage);
 }
 
 // ---- One warp per row ---------------------------------------------------------------------------

@@ -121,6 +121,10 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(
 template <typename T>
 std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape, std::size_t k,
                                  const TopkOptions& options, void* temp) {
+  // Sampled rows finished by one block each (topk_sampled_rows_kernel) run no digit pass of
+  // several blocks: `listed` then says whether the row's block selected from the sampled list,
+  // which it must exactly when the model's sample pass worked and its list fits the block's.
+  const bool sampled_one_block = stage07::last_topk_path() == stage07::TopkPath::kSampledOneBlock;
   // k = 1 by the rule is a reduction, 2 <= k <= 32 queues and merges: no scratch is written.
   if (stage07::argmax_split(shape.rows, shape.row_length, k, options,
                             sortlab::multiprocessor_count())
@@ -154,12 +158,25 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
     stage07::model_topk_row_blocks(row, k, model_options, split.values_per_block, values, indices,
                                    &record);
     std::uint32_t expected = 0;
-    for (std::size_t p = 0; p < record.passes.size(); ++p)
-      if (record.passes[p].wrote_lists) expected |= 1u << p;
+    if (sampled_one_block) {
+      // 1: the list worked; 2: it worked once the overflowed regions' parts were re-read (the
+      // model's sample read, kept at least k, but a region overflowed); 0: the row was read.
+      const bool fits = record.sample_read && record.sample_kept >= k &&
+                        record.sample_kept <= stage07::kOneBlockListEntries;
+      expected = fits ? (record.sampled ? 1u : 2u) : 0u;
+    } else {
+      for (std::size_t p = 0; p < record.passes.size(); ++p)
+        if (record.passes[p].wrote_lists) expected |= 1u << p;
+    }
     if (states[r].listed != expected)
-      return "row " + std::to_string(r) + ": the passes that filtered (bits of RowState::listed) " +
-             "are " + std::to_string(states[r].listed) + ", the model's " +
-             std::to_string(expected);
+      return "row " + std::to_string(r) + ": RowState::listed (" +
+             (sampled_one_block ? "the block selected from the sampled list"
+                                : "bits: the passes that filtered") +
+             ") is " + std::to_string(states[r].listed) + ", the model's " +
+             std::to_string(expected) + " (sample_failed " +
+             std::to_string(states[r].sample_failed) + ", kept " +
+             std::to_string(states[r].fill[1]) + "; the model kept " +
+             std::to_string(record.sample_kept) + (record.sample_read ? "" : ", no read") + ")";
   }
   return {};
 }
@@ -657,6 +674,64 @@ TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
   if (shapes_run < shapes.size()) return;  // capped: the outcomes are not all guaranteed
   EXPECT_GT(worked, 0u);
   EXPECT_GT(failed, 0u);
+}
+
+// The automatic rule's one-block finish of sampled rows (topk_sampled_rows_kernel): a span of
+// 1024 given with kAuto keeps several blocks per row for the sample pass and no cluster, the
+// sample is forced on (the inputs are smaller than the L2), and k > kMaxQueueK runs the radix
+// select. Rows of 9216 (9 blocks: 72 list regions of 8 entries; under make device-check's
+// sanitizer cap), 16411 (17 blocks: 136 regions of 7) and 24000 (24 blocks: 192 regions of 7),
+// every distribution, k = 33 and 64 (and 200 on the longer rows, whose plan still expects at most
+// 2 x 516 of the 2048 entries a block holds), so every call takes the path. Rows whose lists fit
+// (mostly uniform ones at k = 33 and 64) are selected from them; sorted rows overflow one warp's
+// region, and the block re-reads that warp's part for the list; all-equal rows are caught by the
+// sample, and then the block reads its row instead. compare_filter_flags() checks, row by row,
+// which of the three the block did against the model; the test checks the path of every call and
+// that all three outcomes occurred.
+TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  constexpr std::size_t kSpan = 1024;
+  std::size_t worked = 0, repaired = 0, read_row = 0, shapes_run = 0;
+  const std::vector<Shape> shapes = {Shape{1, 9216}, Shape{2, 16411}, Shape{1, 24000}};
+  for (const Shape& shape : shapes) {
+    if (shape.rows * shape.row_length > max_test_n()) continue;
+    ++shapes_run;
+    for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+      const std::size_t n = shape.rows * shape.row_length;
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + 11 * n);
+      const std::vector<T> first_row(input.begin(),
+                                     input.begin() + static_cast<std::ptrdiff_t>(shape.row_length));
+      for (std::size_t k : {std::size_t{33}, std::size_t{64}, std::size_t{200}})
+        for (bool largest : {true, false})
+          for (bool sorted : {true, false}) {
+            if (k == 200 && shape.row_length < 16384) continue;  // the plan leaves the sample out
+            TopkOptions options{largest, sorted};
+            options.values_per_block = kSpan;
+            options.sample = stage07::TopkSample::kOn;
+            SCOPED_TRACE(sortlab::to_string(distribution) + " rows=" + std::to_string(shape.rows) +
+                         " length=" + std::to_string(shape.row_length) + " k=" + std::to_string(k) +
+                         (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
+            const std::string difference = run_and_compare(input, shape, k, options);
+            ASSERT_TRUE(difference.empty()) << difference;
+            ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kSampledOneBlock);
+            stage07::BlockedGather record;
+            std::vector<T> values;
+            std::vector<std::int64_t> indices;
+            stage07::model_topk_row_blocks(first_row, k, options, kSpan, values, indices, &record);
+            ASSERT_TRUE(record.sample.enabled);
+            const bool fits = record.sample_read && record.sample_kept >= k &&
+                              record.sample_kept <= stage07::kOneBlockListEntries;
+            worked += fits && record.sampled ? 1 : 0;
+            repaired += fits && !record.sampled ? 1 : 0;
+            read_row += fits ? 0 : 1;
+          }
+    }
+  }
+  if (shapes_run == 0) GTEST_SKIP() << "every shape exceeds SORTLAB_TEST_MAX_N";
+  EXPECT_GT(worked, 0u);
+  EXPECT_GT(repaired, 0u);
+  EXPECT_GT(read_row, 0u);
 }
 
 // The cluster schedule on LLM sampling shapes (vocabularies of 32000 to 151936 logits), with

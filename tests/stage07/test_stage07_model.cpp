@@ -689,6 +689,30 @@ TEST(Stage07Sample, PlanArithmetic) {
   EXPECT_FALSE(sample_plan(65536, 1, 513, stage07::candidate_capacity(65536), true).enabled);
 }
 
+// Which sampled rows one block finishes (sampled_rows_fit_one_block()): the plan's expected
+// list (rank x n / S) at most half of the 2048-entry shared list, and at most 256 list regions.
+TEST(Stage07Sample, SampledRowsFitOneBlock) {
+  using stage07::sample_plan;
+  using stage07::sampled_rows_fit_one_block;
+  const auto fits = [](std::size_t n, std::size_t k, std::size_t blocks) {
+    const auto plan = sample_plan(n, k, blocks, stage07::candidate_capacity(n), true);
+    return sampled_rows_fit_one_block(plan, n, blocks, stage07::kOneBlockListEntries, 256);
+  };
+  // 128 x 128256, k = 50, 4 blocks: S = 4096, mu = 1.6, r = ceil(1.6 + 3.8 + 4) = 10, about 313
+  // entries expected.
+  EXPECT_TRUE(fits(128256, 50, 4));
+  // k = 1024: r = ceil(32.7 + 17.2 + 4) = 54, about 1691 expected: more than half of 2048.
+  EXPECT_FALSE(fits(128256, 1024, 4));
+  // k = 2048: about 2944.
+  EXPECT_FALSE(fits(128256, 2048, 4));
+  // 32 blocks give 256 regions, 33 give 264: one block cannot gather them.
+  EXPECT_TRUE(fits(128256, 50, 32));
+  EXPECT_FALSE(fits(128256, 50, 33));
+  // A disabled plan never fits.
+  EXPECT_FALSE(sampled_rows_fit_one_block(stage07::SamplePlan{}, 128256, 4,
+                                          stage07::kOneBlockListEntries, 256));
+}
+
 TEST(Stage07Sample, ColumnsAreOnePerStratumInOrder) {
   for (std::uint32_t n : {1024u, 1553u, 128256u, (1u << 31) - 1}) {
     int log2_samples = 12;
