@@ -477,11 +477,12 @@ def has_markers(path: str, name: str = BLOCK_NAME) -> bool:
         return replace_block(handle.read(), name, "") is not None
 
 
-def drift(source: str, copy_path: str, readme_path: str, block: str,
+def drift(source: str, copy_path: str, readme_path: Optional[str], block: str,
           name: str = BLOCK_NAME) -> List[str]:
     """The committed files that differ from what the JSON at source regenerates (the JSON copy
-    and the README block); empty when nothing drifted. A README without the markers is not
-    drift (the script leaves such a file alone); a missing README or copy is."""
+    and the README block; readme_path None: the copy only, for a GPU the READMEs do not show);
+    empty when nothing drifted. A README without the markers is not drift (the script leaves
+    such a file alone); a missing README or copy is."""
     problems = []
     if os.path.abspath(source) != os.path.abspath(copy_path):
         committed = read_bytes(copy_path)
@@ -489,6 +490,8 @@ def drift(source: str, copy_path: str, readme_path: str, block: str,
             problems.append(f"{copy_path}: missing")
         elif committed != read_bytes(source):
             problems.append(f"{copy_path}: differs from {source}")
+    if readme_path is None:
+        return problems
     if not os.path.exists(readme_path):
         problems.append(f"{readme_path}: missing")
         return problems
@@ -510,6 +513,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--results-dir", default="docs/results",
                         help="where the JSON copy goes")
     parser.add_argument("--repo-root", default=".", help="where chapters/ is")
+    parser.add_argument("--readme-gpu", default="H100",
+                        help="rewrite (or check) the README block only when the JSON's GPU name "
+                             "contains this (the READMEs show H100 numbers, as results_table.py's "
+                             "option of the same name); '' for any GPU")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when the committed README block or JSON "
                              "copy differs from what the JSON regenerates")
@@ -520,10 +527,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     copy_path = json_copy_path(args.results_dir, document, args.stage)
     readme_path = os.path.join(args.repo_root, STAGE_READMES[args.stage])
     block = expected_block(document, readme_path, copy_path, stage=args.stage)
+    gpu = str(document.get("context", {}).get("sortlab_gpu_name", ""))
+    readme_wanted = not args.readme_gpu or args.readme_gpu.lower() in gpu.lower()
 
     if args.check:
-        problems = drift(args.json, copy_path, readme_path, block, name)
-        if os.path.exists(readme_path) and not has_markers(readme_path, name):
+        problems = drift(args.json, copy_path, readme_path if readme_wanted else None, block,
+                         name)
+        if readme_wanted and os.path.exists(readme_path) and not has_markers(readme_path, name):
             print(f"{PROG}: {readme_path}: no {marker(name, False)} / "
                   f"{marker(name, True)} markers, block not checked", file=sys.stderr)
         for problem in problems:
@@ -538,6 +548,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     os.makedirs(args.results_dir, exist_ok=True)
     copy_raw(args.json, copy_path)
     print(f"{PROG}: wrote {copy_path}")
+    if not readme_wanted:
+        print(f"{PROG}: {readme_path} left alone: it shows {args.readme_gpu} results and this is "
+              f"{gpu} (pass --readme-gpu '' to rewrite it anyway)")
+        return 0
     for message in update_file_blocks(readme_path, {name: block}):
         print(f"{PROG}: {message}")
     return 0

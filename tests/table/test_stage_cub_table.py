@@ -269,7 +269,7 @@ class TreeTest(unittest.TestCase):
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             status = sc.main(["--json", self.source, "--results-dir", self.results,
-                              "--repo-root", self.root, *extra])
+                              "--repo-root", self.root, "--readme-gpu", "", *extra])
         return status, out.getvalue(), err.getvalue()
 
     def read(self, path: str) -> str:
@@ -344,6 +344,20 @@ class TreeTest(unittest.TestCase):
         document["benchmarks"][1]["median_ms"] = 2.0  # block/cub/u32/128x16: 1.05 -> 2.00
         with open(self.source, "w", encoding="utf-8") as handle:
             json.dump(document, handle)
+        status, _, err = self.run_main("--check")
+        self.assertEqual(status, 1)
+        self.assertIn(self.readme, err)
+
+    def test_other_gpu_leaves_the_readme_alone(self) -> None:
+        # The READMEs show one GPU's numbers (H100): a run on another GPU writes its JSON copy
+        # and leaves the README's block as it was, and --check then checks only the copy.
+        status, out, _ = self.run_main("--readme-gpu", "H100")
+        self.assertEqual(status, 0)
+        self.assertIn("left alone", out)
+        self.assertEqual(self.read(self.readme), README_TEXT)
+        self.assertTrue(os.path.exists(os.path.join(self.results, GPU_FILE + "-stage05-cub.json")))
+        status, _, err = self.run_main("--readme-gpu", "H100", "--check")
+        self.assertEqual(status, 0, err)
         status, _, err = self.run_main("--check")
         self.assertEqual(status, 1)
         self.assertIn(self.readme, err)
