@@ -157,6 +157,30 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
   return kept ? cluster : split;
 }
 
+RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                             const TopkOptions& options, std::size_t target_blocks) {
+  const RowSplit keep;  // several_blocks false: resolve_schedule() decides
+  if (options.schedule != TopkSchedule::kAuto || options.values_per_block != 0 ||
+      options.cluster_blocks != 0 || options.sample == TopkSample::kOff ||
+      num_rows < kSampledBatchMinRows / 4 || row_length < kSampledBatchMinLength)
+    return keep;
+  const RowSplit split = select_schedule(num_rows, row_length, options, target_blocks);
+  if (!split.several_blocks) return keep;
+  // topk_sampled_rows_kernel gathers one list region per thread: kSampleWarps per block.
+  constexpr std::size_t kMaxBlocks = kMaxSampledRegions / kSampleWarps;
+  const RowSplit capped = split.blocks_per_row <= kMaxBlocks
+                              ? split
+                              : split_by_span(row_length, divide_up(row_length, kMaxBlocks));
+  const SamplePlan plan = sample_plan(row_length, k, capped.blocks_per_row,
+                                      candidate_capacity(row_length), /*enabled=*/true);
+  const bool fits = sampled_rows_fit_one_block(plan, row_length, capped.blocks_per_row,
+                                               kOneBlockListEntries, kMaxSampledRegions);
+  const bool long_rows = row_length >= 2 * kSampledBatchMinLength;
+  if (fits && (num_rows >= kSampledBatchMinRows || long_rows)) return capped;
+  if (!fits && num_rows >= kSampledBatchMinRows && long_rows) return split;
+  return keep;
+}
+
 // The answer sort's bytes at the tiles' edges (cluster_sort_bytes() picks the tile that
 // sort_answers_for_k() runs).
 static_assert(cluster_sort_bytes<std::uint32_t>(1, true) == 0 &&
@@ -388,10 +412,18 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   }
   // The SM count is asked only when the plan allows a split or the cluster is forced (a driver
   // query, no sync); the split for this GPU is never larger than the planned one.
-  const RowSplit split = plan.split.several_blocks || cluster_forced
-                             ? resolve_schedule(num_rows, row_length, sizeof(T), options,
-                                                multi_block_target(multiprocessor_count()))
-                             : plan.split;
+  const std::size_t target_blocks =
+      plan.split.several_blocks || cluster_forced ? multi_block_target(multiprocessor_count()) : 0;
+  // Batches of long rows: several blocks with the sample pass (sampled_batch_split()).
+  const RowSplit sampled_batch =
+      plan.split.several_blocks
+          ? sampled_batch_split(num_rows, row_length, k, options, target_blocks)
+          : RowSplit{};
+  const RowSplit split =
+      sampled_batch.several_blocks ? sampled_batch
+      : plan.split.several_blocks || cluster_forced
+          ? resolve_schedule(num_rows, row_length, sizeof(T), options, target_blocks)
+          : plan.split;
   // The cluster schedule (resolve_schedule(): forced, or where the rule splits rows and a cluster
   // holds them): one launch and no scratch (a several-blocks scratch planned above stays unused).
   // Its grid was bounded above: forced, by the checks before the size query; by the rule, only
@@ -431,6 +463,7 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // Both block schedules may draw the sample; the L2's size is a driver query (no sync), asked
   // only here, where it can matter.
   const bool sample =
+      sampled_batch.several_blocks ||
       sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_cache_bytes());
   if (!split.several_blocks) {
     // One block per row reads the row once into its shared list when the sample allows it (by

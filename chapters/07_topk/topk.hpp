@@ -381,6 +381,35 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
                           const TopkOptions& options, std::size_t target_blocks);
 
+/// Batches of long rows where the rule's last word goes to the sample pass: rows of at least
+/// kSampledBatchMinLength values and at least kSampledBatchMinRows rows (kSampledBatchMinRows /
+/// 4 rows of at least 2 x kSampledBatchMinLength), split as select_schedule() splits them.
+inline constexpr std::size_t kSampledBatchMinRows = 64;
+/// See kSampledBatchMinRows.
+inline constexpr std::size_t kSampledBatchMinLength = 32000;
+
+/// The rule's choice for batches of long rows (TopkSchedule::kAuto with no span, cluster size or
+/// kOff sample given): several blocks per row with the sample pass on, whatever the L2 holds,
+/// instead of resolve_schedule()'s cluster or sample rule. Where each row's sampled list fits one
+/// block (sampled_rows_fit_one_block(), with at most 32 blocks per row so the regions fit), that
+/// split is returned for batches of at least kSampledBatchMinRows rows of at least
+/// kSampledBatchMinLength values or a quarter as many rows of twice that length, and topk() then
+/// finishes each row in one block; where the list does not fit, the digit passes follow the
+/// sample pass, for at least kSampledBatchMinRows rows of at least 2 x kSampledBatchMinLength
+/// values. Elsewhere a split with `several_blocks` false: resolve_schedule() decides.
+/// Measured on an H200 (session 20: the LLM shapes, the rule's pick against this split forced
+/// through a span; README): 64 rows of 128256 and 151936 2.1x faster at k = 50 in f32 and bf16
+/// and 1.1x (f32) to 1.6x (bf16) at k = 1024 and 2048; 128 rows of bf16 2.0-2.9x; 64 to 256 rows
+/// of 32000 at k = 50 1.1-2.1x; slower at batch 1, on rows of 32000 past k = 50, and at 16 rows
+/// past k = 50. Pure host arithmetic.
+/// \param num_rows rows
+/// \param row_length values per row
+/// \param k values per row to pick
+/// \param options the call's options
+/// \param target_blocks multi_block_target() of the device
+RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                             const TopkOptions& options, std::size_t target_blocks);
+
 /// Waves of the GPU the blocks of \p split (a cluster split) take for \p num_rows rows of
 /// values of \p value_bytes bytes: their blocks over the blocks the SMs hold at once, counting
 /// each block's shared memory (its span and list or counters, and the static storage of 8-byte

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "chapters/07_topk/sample_plan.hpp"
 #include "chapters/07_topk/topk.hpp"
 #include "chapters/07_topk/topk_model.hpp"
 #include "common/cuda_stream.hpp"
@@ -133,9 +134,14 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
                            sortlab::multiprocessor_count())
           .used)
     return {};
+  const std::size_t target = stage07::multi_block_target(sortlab::multiprocessor_count());
+  // Batches of long rows: the rule's split with the sample pass on (sampled_batch_split()).
+  const stage07::RowSplit batch =
+      stage07::sampled_batch_split(shape.rows, shape.row_length, k, options, target);
   const stage07::RowSplit split =
-      stage07::resolve_schedule(shape.rows, shape.row_length, sizeof(T), options,
-                                stage07::multi_block_target(sortlab::multiprocessor_count()));
+      batch.several_blocks
+          ? batch
+          : stage07::resolve_schedule(shape.rows, shape.row_length, sizeof(T), options, target);
   if (!split.several_blocks) return {};  // one block or warp per row, or a cluster
   const stage07::ScratchPlan plan =
       stage07::plan_scratch(shape.rows, shape.row_length, k, sizeof(T), options);
@@ -148,7 +154,8 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
   // The model has no L2: resolve kAuto as topk() did.
   TopkOptions model_options = options;
   model_options.sample =
-      stage07::sample_pass_wanted(options, input.size() * sizeof(T), sortlab::l2_cache_bytes())
+      batch.several_blocks || stage07::sample_pass_wanted(options, input.size() * sizeof(T),
+                                                          sortlab::l2_cache_bytes())
           ? stage07::TopkSample::kOn
           : stage07::TopkSample::kOff;
   for (std::size_t r = 0; r < shape.rows; ++r) {
@@ -826,6 +833,61 @@ TEST(Stage07GpuCluster, EightByteValuesEveryClusterSize) {
 // Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several
 // blocks per row with the rule's span, on uniform values and on few distinct ones (many ties
 // spread over every block). Unsorted for k beyond the sort's tile.
+/// The rule's sampled batches (sampled_batch_split()) for one value type: every shape takes the
+/// path the split promises (one block per row from the sampled list where it fits, else the digit
+/// passes after the sample pass), with the right answers and, row by row, the lists used where
+/// the model uses them (run_and_compare()).
+template <typename T>
+void check_sampled_batches(std::uint64_t seed) {
+  struct Case {
+    Shape shape;
+    std::size_t k;
+  };
+  const std::vector<Case> cases = {{{64, 32000}, 50},   {{64, 32000}, 1024}, {{16, 70001}, 50},
+                                   {{16, 70001}, 1024}, {{64, 65537}, 50},   {{64, 65537}, 2048},
+                                   {{130, 40000}, 200}, {{250, 64000}, 50}};
+  const std::size_t target = stage07::multi_block_target(sortlab::multiprocessor_count());
+  std::size_t one_block = 0, passes = 0;
+  for (const Case& c : cases) {
+    const std::size_t n = c.shape.rows * c.shape.row_length;
+    if (n > max_test_n()) continue;
+    for (sortlab::Distribution distribution :
+         {sortlab::Distribution::kUniform, sortlab::Distribution::kFewDistinct,
+          sortlab::Distribution::kSorted}) {
+      const auto input = sortlab::generate_keys<T>(distribution, n, seed + n + c.k);
+      TopkOptions options;
+      SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
+                   " rows=" + std::to_string(c.shape.rows) + " k=" + std::to_string(c.k));
+      const stage07::RowSplit split =
+          stage07::sampled_batch_split(c.shape.rows, c.shape.row_length, c.k, options, target);
+      const std::string difference = run_and_compare(input, c.shape, c.k, options);
+      ASSERT_TRUE(difference.empty()) << difference;
+      if (!split.several_blocks) continue;  // 16 rows with k = 1024: the rule's other schedules
+      // Where the list fits one block (the regions: one per thread of a block), one block per
+      // row finishes; elsewhere the digit passes run.
+      const bool fits = stage07::sampled_rows_fit_one_block(
+          stage07::sample_plan(c.shape.row_length, c.k, split.blocks_per_row,
+                               stage07::candidate_capacity(c.shape.row_length), true),
+          c.shape.row_length, split.blocks_per_row, stage07::kOneBlockListEntries,
+          stage07::kBlockThreads);
+      ASSERT_EQ(stage07::last_topk_path(),
+                fits ? stage07::TopkPath::kSampledOneBlock : stage07::TopkPath::kSeveralBlocks);
+      (fits ? one_block : passes) += 1;
+    }
+  }
+  if (max_test_n() >= 64 * 65537) {
+    EXPECT_GT(one_block, 0u);
+    EXPECT_GT(passes, 0u);
+  }
+}
+
+TEST(Stage07GpuLarge, SampledBatchesF32) {
+  check_sampled_batches<float>(test_seed());
+}
+TEST(Stage07GpuLarge, SampledBatchesBf16) {
+  check_sampled_batches<__nv_bfloat16>(test_seed());
+}
+
 TEST(Stage07GpuLarge, LongRowsEverySchedule) {
   const std::uint64_t seed = test_seed();
   const std::vector<Shape> shapes = {

@@ -1299,6 +1299,53 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   EXPECT_FALSE(stage07::resolve_schedule(1, 32000, 4, span, 528).cluster_per_row);
 }
 
+// Batches of long rows take several blocks with the sample pass (sampled_batch_split()): the
+// select_schedule() split, at most 32 blocks per row where the list fits one block (so its regions
+// do), the digit passes' split where it does not; not for a row or a few, rows shorter than
+// kSampledBatchMinLength, 16 rows where the list does not fit, or a forced schedule, span, cluster
+// size or sample off.
+TEST(Stage07Schedule, SampledBatchSplit) {
+  const auto split = [](std::size_t rows, std::size_t length, std::size_t k,
+                        TopkOptions options = TopkOptions{}) {
+    return stage07::sampled_batch_split(rows, length, k, options, 528);
+  };
+  auto s = split(64, 128256, 50);  // 8 blocks (528 / 64), the list fits
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 8u);
+  s = split(64, 128256, 2048);  // the list does not fit: the same split, digit passes after
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 8u);
+  s = split(16, 128256, 50);  // 33 blocks by the grid, 32 for the regions
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 32u);
+  EXPECT_LE(s.blocks_per_row * s.values_per_block, 128256u + s.values_per_block);
+  s = split(128, 32000, 50);
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 4u);
+  s = split(256, 151936, 50);
+  EXPECT_TRUE(s.several_blocks);
+  EXPECT_EQ(s.blocks_per_row, 2u);
+  EXPECT_FALSE(split(1, 128256, 50).several_blocks);     // a single row: the cluster
+  EXPECT_FALSE(split(15, 128256, 50).several_blocks);    // too few rows
+  EXPECT_FALSE(split(16, 32000, 50).several_blocks);     // 16 short rows
+  EXPECT_FALSE(split(16, 128256, 1024).several_blocks);  // 16 rows, list too long
+  EXPECT_FALSE(split(64, 32000, 1024).several_blocks);   // short rows, list too long
+  EXPECT_FALSE(split(64, 31999, 50).several_blocks);     // shorter than measured
+  EXPECT_FALSE(split(300, 128256, 50).several_blocks);   // one block per row already
+  TopkOptions forced;
+  forced.schedule = stage07::TopkSchedule::kBlocksPerRow;
+  EXPECT_FALSE(split(64, 128256, 50, forced).several_blocks);
+  TopkOptions span;
+  span.values_per_block = 4096;
+  EXPECT_FALSE(split(64, 128256, 50, span).several_blocks);
+  TopkOptions no_sample;
+  no_sample.sample = stage07::TopkSample::kOff;
+  EXPECT_FALSE(split(64, 128256, 50, no_sample).several_blocks);
+  TopkOptions cluster;
+  cluster.cluster_blocks = 4;
+  EXPECT_FALSE(split(64, 128256, 50, cluster).several_blocks);
+}
+
 // A forced cluster schedule refuses what it cannot run, before any CUDA call; it needs no
 // scratch (everything lives in the cluster's shared memory).
 TEST(Stage07Schedule, ClusterScheduleErrorsAndScratch) {
