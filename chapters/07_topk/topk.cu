@@ -181,6 +181,15 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
   return keep;
 }
 
+RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                    std::size_t value_bytes, const TopkOptions& options,
+                    std::size_t target_blocks) {
+  const RowSplit batch = sampled_batch_split(num_rows, row_length, k, options, target_blocks);
+  return batch.several_blocks
+             ? batch
+             : resolve_schedule(num_rows, row_length, value_bytes, options, target_blocks);
+}
+
 // The answer sort's bytes at the tiles' edges (cluster_sort_bytes() picks the tile that
 // sort_answers_for_k() runs).
 static_assert(cluster_sort_bytes<std::uint32_t>(1, true) == 0 &&
@@ -414,16 +423,14 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // query, no sync); the split for this GPU is never larger than the planned one.
   const std::size_t target_blocks =
       plan.split.several_blocks || cluster_forced ? multi_block_target(multiprocessor_count()) : 0;
-  // Batches of long rows: several blocks with the sample pass (sampled_batch_split()).
-  const RowSplit sampled_batch =
-      plan.split.several_blocks
-          ? sampled_batch_split(num_rows, row_length, k, options, target_blocks)
-          : RowSplit{};
   const RowSplit split =
-      sampled_batch.several_blocks ? sampled_batch
-      : plan.split.several_blocks || cluster_forced
-          ? resolve_schedule(num_rows, row_length, sizeof(T), options, target_blocks)
+      plan.split.several_blocks || cluster_forced
+          ? topk_split(num_rows, row_length, k, sizeof(T), options, target_blocks)
           : plan.split;
+  // Batches of long rows run the sample pass whatever the L2 holds (sampled_batch_split()).
+  const bool sampled_batch =
+      plan.split.several_blocks &&
+      sampled_batch_split(num_rows, row_length, k, options, target_blocks).several_blocks;
   // The cluster schedule (resolve_schedule(): forced, or where the rule splits rows and a cluster
   // holds them): one launch and no scratch (a several-blocks scratch planned above stays unused).
   // Its grid was bounded above: forced, by the checks before the size query; by the rule, only
@@ -463,7 +470,7 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // Both block schedules may draw the sample; the L2's size is a driver query (no sync), asked
   // only here, where it can matter.
   const bool sample =
-      sampled_batch.several_blocks ||
+      sampled_batch ||
       sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_cache_bytes());
   if (!split.several_blocks) {
     // One block per row reads the row once into its shared list when the sample allows it (by

@@ -410,6 +410,18 @@ inline constexpr std::size_t kSampledBatchMinLength = 32000;
 RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                              const TopkOptions& options, std::size_t target_blocks);
 
+/// The split topk() runs when k is not taken by a reduction (argmax_split(), queue_split()):
+/// sampled_batch_split() where it returns several blocks, else resolve_schedule(). Pure host
+/// arithmetic (the benchmark's counters and the GPU tests' model comparison use it).
+/// \param num_rows rows
+/// \param row_length values per row
+/// \param k values per row to pick
+/// \param value_bytes sizeof(T)
+/// \param options the call's options
+/// \param target_blocks multi_block_target() of the device
+RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                    std::size_t value_bytes, const TopkOptions& options, std::size_t target_blocks);
+
 /// Waves of the GPU the blocks of \p split (a cluster split) take for \p num_rows rows of
 /// values of \p value_bytes bytes: their blocks over the blocks the SMs hold at once, counting
 /// each block's shared memory (its span and list or counters, and the static storage of 8-byte

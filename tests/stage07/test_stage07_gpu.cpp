@@ -139,9 +139,7 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
   const stage07::RowSplit batch =
       stage07::sampled_batch_split(shape.rows, shape.row_length, k, options, target);
   const stage07::RowSplit split =
-      batch.several_blocks
-          ? batch
-          : stage07::resolve_schedule(shape.rows, shape.row_length, sizeof(T), options, target);
+      stage07::topk_split(shape.rows, shape.row_length, k, sizeof(T), options, target);
   if (!split.several_blocks) return {};  // one block or warp per row, or a cluster
   const stage07::ScratchPlan plan =
       stage07::plan_scratch(shape.rows, shape.row_length, k, sizeof(T), options);
