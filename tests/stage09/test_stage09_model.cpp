@@ -123,8 +123,6 @@ TEST(Stage09Splitters, AllEqualKeysSplitByRankAndIndex) {
   EXPECT_THROW(stage09::model_sample_sort(keys, values, 0, 4), sortlab::Error);
 }
 
-}  // namespace
-
 // Phase 7's pairwise merges (merge_rounds()) run on the host with std::merge: for P = 1 to 9
 // runs of random lengths (empty runs among them), the rounds' steps cover every key once per
 // round, each round reads what the one before wrote, and the last buffer holds the whole
@@ -173,3 +171,5 @@ TEST(Stage09Merge, PairwiseRoundsPutTheRunsInOrder) {
     }
   }
 }
+
+}  // namespace
