@@ -1,5 +1,6 @@
 /// \file
 /// \brief Stage 09 on GPUs: the phases of sample_sort_model.hpp with NCCL between the ranks.
+#include <cub/device/device_merge.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -90,6 +91,41 @@ __global__ void partition_kernel(const std::uint32_t* sorted, std::size_t m, int
 
 constexpr int kMaxRanks = 64;
 
+/// Ascending u32 keys, for cub::DeviceMerge.
+struct KeyLess {
+  __device__ bool operator()(std::uint32_t a, std::uint32_t b) const { return a < b; }
+};
+
+/// Phase 7 by merging: the steps of merge_rounds() (sample_sort_model.hpp) on the runs in
+/// `received`, each round from one buffer into the other; the result ends in `buffers.sorted`
+/// (one more copy when the rounds end in `received`, or for a single run).
+void merge_runs(SampleSortBuffers& buffers, const std::vector<std::size_t>& bounds,
+                cudaStream_t stream) {
+  std::uint32_t* from = buffers.received;
+  std::uint32_t* to = buffers.sorted;
+  for (const std::vector<MergeStep>& round : merge_rounds(bounds)) {
+    for (const MergeStep& step : round) {
+      if (step.middle < step.last) {
+        std::size_t temp_bytes = buffers.cub_temp_bytes;
+        SORTLAB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(
+            buffers.cub_temp, temp_bytes, from + step.first,
+            static_cast<std::int64_t>(step.middle - step.first), from + step.middle,
+            static_cast<std::int64_t>(step.last - step.middle), to + step.first, KeyLess{},
+            stream));
+      } else if (step.middle > step.first) {
+        SORTLAB_CUDA_CHECK(cudaMemcpyAsync(to + step.first, from + step.first,
+                                           (step.middle - step.first) * sizeof(std::uint32_t),
+                                           cudaMemcpyDeviceToDevice, stream));
+      }
+    }
+    std::swap(from, to);
+  }
+  const std::size_t total = bounds.back();
+  if (from != buffers.sorted && total > 0)
+    SORTLAB_CUDA_CHECK(cudaMemcpyAsync(buffers.sorted, from, total * sizeof(std::uint32_t),
+                                       cudaMemcpyDeviceToDevice, stream));
+}
+
 /// Words of the small buffer: local samples, all samples, splitters, cuts, counts out and in.
 std::size_t small_words(int ranks) {
   const std::size_t s = default_samples_per_rank(ranks);
@@ -108,6 +144,13 @@ SampleSortBuffers allocate_buffers(std::size_t shard_capacity, int ranks) {
   SORTLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, buffers.cub_temp_bytes,
                                                     buffers.received, buffers.sorted,
                                                     static_cast<int>(capacity)));
+  // The merge's scratch grows with the keys merged: asked for twice the capacity, it covers
+  // every merge of phase 7 (at most the capacity in all).
+  std::size_t merge_bytes = 0;
+  SORTLAB_CUDA_CHECK(cub::DeviceMerge::MergeKeys(
+      nullptr, merge_bytes, buffers.received, static_cast<std::int64_t>(capacity), buffers.sorted,
+      static_cast<std::int64_t>(capacity), buffers.sorted, KeyLess{}));
+  buffers.cub_temp_bytes = std::max(buffers.cub_temp_bytes, merge_bytes);
   SORTLAB_CUDA_CHECK(cudaMalloc(&buffers.cub_temp, buffers.cub_temp_bytes));
   SORTLAB_CUDA_CHECK(cudaMalloc(&buffers.small, small_words(ranks) * sizeof(unsigned long long)));
   return buffers;
@@ -123,7 +166,7 @@ void free_buffers(SampleSortBuffers& buffers) {
 
 void sort_keys_across(ncclComm_t comm, const std::uint32_t* keys_in, std::size_t n_local,
                       SampleSortBuffers& buffers, std::size_t& n_out, cudaStream_t stream,
-                      PhaseTimes& times) {
+                      PhaseTimes& times, MergeMethod merge) {
   int rank = 0, ranks = 0;
   SORTLAB_NCCL_CHECK(ncclCommUserRank(comm, &rank));
   SORTLAB_NCCL_CHECK(ncclCommCount(comm, &ranks));
@@ -199,11 +242,15 @@ void sort_keys_across(ncclComm_t comm, const std::uint32_t* keys_in, std::size_t
   }
   SORTLAB_NCCL_CHECK(ncclGroupEnd());
   SORTLAB_CUDA_CHECK(cudaEventRecord(marks[4], stream));
-  // 7. The P received runs, re-sorted (a P-way merge is the next step).
-  temp_bytes = buffers.cub_temp_bytes;
-  SORTLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(buffers.cub_temp, temp_bytes, buffers.received,
-                                                    buffers.sorted, static_cast<int>(n_out), 0, 32,
-                                                    stream));
+  // 7. The P received runs put in order: merged pairwise, or re-sorted.
+  if (merge == MergeMethod::kMerge) {
+    merge_runs(buffers, receive_offset, stream);
+  } else {
+    temp_bytes = buffers.cub_temp_bytes;
+    SORTLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(buffers.cub_temp, temp_bytes,
+                                                      buffers.received, buffers.sorted,
+                                                      static_cast<int>(n_out), 0, 32, stream));
+  }
   SORTLAB_CUDA_CHECK(cudaEventRecord(marks[5], stream));
   SORTLAB_CUDA_CHECK(cudaEventSynchronize(marks[5]));
   float* fields[] = {&times.local_sort, &times.splitters, &times.sizes, &times.exchange,

@@ -1,7 +1,8 @@
 /// \file
 /// \brief Stage 09 on GPUs: sample sort of u32 keys across the ranks of an NCCL communicator, one
 /// process per GPU (sample_sort_model.hpp is the same algorithm on the host, and its README the
-/// explanation). First version: u32 keys, ascending; the received runs are re-sorted with CUB.
+/// explanation). First version: u32 keys, ascending; the received runs are merged pairwise with
+/// cub::DeviceMerge (or re-sorted with CUB's radix sort: MergeMethod).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -31,9 +32,15 @@ struct PhaseTimes {
   float splitters = 0;             ///< 2-5: samples, all-gather, splitters, partition
   float sizes = 0;                 ///< 6a: counts exchanged and read on the host
   float exchange = 0;              ///< 6b: the keys exchanged
-  float merge = 0;                 ///< 7: the received runs re-sorted
+  float merge = 0;                 ///< 7: the received runs merged (or re-sorted)
   std::size_t bytes_sent = 0;      ///< keys sent to other ranks, in bytes
   std::size_t bytes_received = 0;  ///< keys received from other ranks, in bytes
+};
+
+/// How phase 7 puts the P received runs (each sorted, in source-rank order) in order.
+enum class MergeMethod {
+  kMerge,   ///< pairwise merges, ceil(log2 P) rounds of cub::DeviceMerge (one read and write each)
+  kResort,  ///< CUB's radix sort of all of them (the first version: a whole second local sort)
 };
 
 /// The buffers one rank needs for a shard of up to \p shard_capacity keys among \p ranks ranks.
@@ -62,9 +69,9 @@ void free_buffers(SampleSortBuffers& buffers);
 /// GPU) \param keys_in this rank's shard (device) \param n_local its size \param buffers
 /// allocate_buffers() of at least every rank's shard size \param n_out receives the number of keys
 /// this rank holds afterwards \param stream CUDA stream \param times receives the phase times and
-/// bytes
+/// bytes \param merge how phase 7 orders the received runs
 void sort_keys_across(ncclComm_t comm, const std::uint32_t* keys_in, std::size_t n_local,
                       SampleSortBuffers& buffers, std::size_t& n_out, cudaStream_t stream,
-                      PhaseTimes& times);
+                      PhaseTimes& times, MergeMethod merge = MergeMethod::kMerge);
 
 }  // namespace sortlab::stage09

@@ -198,4 +198,36 @@ SampleSortRun<Key, Value> model_sample_sort(const std::vector<Key>& keys,
   return run;
 }
 
+/// One step of phase 7's pairwise merges: the sorted runs [first, middle) and [middle, last) of
+/// the round's source buffer merged into the same range of the other buffer (middle == last: a
+/// run without a partner, copied).
+struct MergeStep {
+  std::size_t first;   ///< where the first run starts
+  std::size_t middle;  ///< where it ends and the second starts
+  std::size_t last;    ///< where the second ends
+};
+
+/// Phase 7's plan for P received runs with \p bounds (P + 1 offsets, the runs side by side in
+/// source-rank order): ceil(log2 P) rounds, each merging runs 2j and 2j + 1 of the round before;
+/// round i reads the buffer round i - 1 wrote (round 0 reads the received keys). Empty for one run.
+/// Host arithmetic: the GPU version (merge_runs() in sample_sort.cu) runs these steps with
+/// cub::DeviceMerge, and the CPU test runs them with std::merge.
+/// \param bounds the runs' offsets: bounds[0] = 0, bounds[P] = the keys received
+inline std::vector<std::vector<MergeStep>> merge_rounds(std::vector<std::size_t> bounds) {
+  std::vector<std::vector<MergeStep>> rounds;
+  while (bounds.size() > 2) {
+    const std::size_t runs = bounds.size() - 1;
+    std::vector<MergeStep> steps;
+    std::vector<std::size_t> merged{0};
+    for (std::size_t r = 0; r < runs; r += 2) {
+      const std::size_t last = r + 1 < runs ? bounds[r + 2] : bounds[r + 1];
+      steps.push_back(MergeStep{bounds[r], bounds[r + 1], last});
+      merged.push_back(last);
+    }
+    rounds.push_back(std::move(steps));
+    bounds = std::move(merged);
+  }
+  return rounds;
+}
+
 }  // namespace sortlab::stage09

@@ -111,8 +111,8 @@ int launch(int gpus, char** argv) {
   return failed ? 1 : 0;
 }
 
-int run_rank(int rank, int world, const std::string& id_text, int log2_n, int repeat,
-             bool compare) {
+int run_rank(int rank, int world, const std::string& id_text, int log2_n, int repeat, bool compare,
+             sortlab::stage09::MergeMethod merge) {
   int devices = 0;
   SORTLAB_CUDA_CHECK(cudaGetDeviceCount(&devices));
   SORTLAB_CUDA_CHECK(cudaSetDevice(rank % devices));
@@ -145,7 +145,7 @@ int run_rank(int rank, int world, const std::string& id_text, int log2_n, int re
     SORTLAB_CUDA_CHECK(cudaEventCreate(&stop));
     SORTLAB_CUDA_CHECK(cudaEventRecord(start, stream));
     PhaseTimes times;
-    sortlab::stage09::sort_keys_across(comm, keys, n_local, buffers, n_out, stream, times);
+    sortlab::stage09::sort_keys_across(comm, keys, n_local, buffers, n_out, stream, times, merge);
     SORTLAB_CUDA_CHECK(cudaEventRecord(stop, stream));
     SORTLAB_CUDA_CHECK(cudaEventSynchronize(stop));
     float total = 0;
@@ -227,7 +227,9 @@ int run_rank(int rank, int world, const std::string& id_text, int log2_n, int re
         "in order %d, sums kept %d)\n",
         log2_n, world, ok ? "CORRECT" : "WRONG", total, descents, ordered ? 1 : 0,
         sum[0] == sum_after[0] && sum[1] == sum_after[1] ? 1 : 0);
-    std::printf("merge phase (re-sort) on rank 0: %.3f ms\n", at_median.merge);
+    std::printf("merge phase (%s) on rank 0: %.3f ms\n",
+                merge == sortlab::stage09::MergeMethod::kMerge ? "pairwise merges" : "re-sort",
+                at_median.merge);
     status = ok ? 0 : 1;
     if (compare) {  // CUB's sort of all n keys on this one GPU, same keys
       std::uint32_t *in = nullptr, *out = nullptr;
@@ -282,6 +284,7 @@ int main(int argc, char** argv) {
   try {
     int gpus = 2, log2_n = 24, repeat = 5;
     bool compare = false;
+    sortlab::stage09::MergeMethod merge = sortlab::stage09::MergeMethod::kMerge;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       if (arg == "--gpus" && i + 1 < argc)
@@ -292,9 +295,14 @@ int main(int argc, char** argv) {
         repeat = std::atoi(argv[++i]);
       else if (arg == "--compare")
         compare = true;
+      else if (arg == "--merge" && i + 1 < argc &&
+               (std::string(argv[i + 1]) == "merge" || std::string(argv[i + 1]) == "resort"))
+        merge = std::string(argv[++i]) == "merge" ? sortlab::stage09::MergeMethod::kMerge
+                                                  : sortlab::stage09::MergeMethod::kResort;
       else {
         std::fprintf(stderr,
-                     "usage: sample_sort_run [--gpus N] [--log2 L] [--repeat R] [--compare]\n");
+                     "usage: sample_sort_run [--gpus N] [--log2 L] [--repeat R] [--compare] "
+                     "[--merge merge|resort]\n");
         return 2;
       }
     }
@@ -302,7 +310,7 @@ int main(int argc, char** argv) {
     const char* rank = std::getenv("SORTLAB_RANK");
     if (rank == nullptr) return launch(gpus, argv);
     return run_rank(std::atoi(rank), std::atoi(std::getenv("SORTLAB_WORLD")),
-                    std::getenv("SORTLAB_NCCL_ID"), log2_n, repeat, compare);
+                    std::getenv("SORTLAB_NCCL_ID"), log2_n, repeat, compare, merge);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "sample_sort_run: %s\n", error.what());
     return 1;

@@ -4,6 +4,7 @@
 /// splitter rule's bound, for uniform, all-equal, few-distinct and Zipf-skewed keys.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -120,6 +121,55 @@ TEST(Stage09Splitters, AllEqualKeysSplitByRankAndIndex) {
   EXPECT_EQ(stage09::sample_positions(0, 2), (std::vector<std::int64_t>{-1, -1}));
   EXPECT_EQ(stage09::bucket_bound(4, 2, 10), 6u * 2u);
   EXPECT_THROW(stage09::model_sample_sort(keys, values, 0, 4), sortlab::Error);
+}
+
+// Phase 7's pairwise merges (merge_rounds()) run on the host with std::merge: for P = 1 to 9
+// runs of random lengths (empty runs among them), the rounds' steps cover every key once per
+// round, each round reads what the one before wrote, and the last buffer holds the whole
+// input in order; ceil(log2 P) rounds.
+TEST(Stage09Merge, PairwiseRoundsPutTheRunsInOrder) {
+  std::mt19937_64 random(20261128);
+  for (std::size_t runs = 1; runs <= 9; ++runs) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<std::size_t> bounds{0};
+      std::vector<std::uint32_t> keys;
+      for (std::size_t r = 0; r < runs; ++r) {
+        const std::size_t length = random() % 4 == 0 ? 0 : random() % 50;
+        std::vector<std::uint32_t> run(length);
+        for (auto& key : run) key = static_cast<std::uint32_t>(random() % 100);
+        std::sort(run.begin(), run.end());
+        keys.insert(keys.end(), run.begin(), run.end());
+        bounds.push_back(keys.size());
+      }
+      std::vector<std::uint32_t> buffers[2] = {keys, std::vector<std::uint32_t>(keys.size(), ~0u)};
+      const auto rounds = stage09::merge_rounds(bounds);
+      std::size_t expected_rounds = 0;
+      while ((std::size_t{1} << expected_rounds) < runs) ++expected_rounds;
+      ASSERT_EQ(rounds.size(), expected_rounds) << runs << " runs";
+      int from = 0;
+      for (const auto& round : rounds) {
+        std::size_t covered = 0;
+        for (const stage09::MergeStep& step : round) {
+          ASSERT_EQ(step.first, covered);
+          ASSERT_LE(step.first, step.middle);
+          ASSERT_LE(step.middle, step.last);
+          const auto& in = buffers[from];
+          auto& out = buffers[1 - from];
+          std::merge(in.begin() + static_cast<std::ptrdiff_t>(step.first),
+                     in.begin() + static_cast<std::ptrdiff_t>(step.middle),
+                     in.begin() + static_cast<std::ptrdiff_t>(step.middle),
+                     in.begin() + static_cast<std::ptrdiff_t>(step.last),
+                     out.begin() + static_cast<std::ptrdiff_t>(step.first));
+          covered = step.last;
+        }
+        ASSERT_EQ(covered, keys.size());
+        from = 1 - from;
+      }
+      std::vector<std::uint32_t> want = keys;
+      std::sort(want.begin(), want.end());
+      EXPECT_EQ(buffers[from], want) << runs << " runs, trial " << trial;
+    }
+  }
 }
 
 }  // namespace
