@@ -171,6 +171,8 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
   const RowSplit capped = split.blocks_per_row <= kMaxBlocks
                               ? split
                               : split_by_span(row_length, divide_up(row_length, kMaxBlocks));
+  // The thresholds below were measured with a shared list of kOneBlockListEntries (session 20);
+  // topk() may then finish rows in one block where kSampledListEntries fits (more k).
   const SamplePlan plan = sample_plan(row_length, k, capped.blocks_per_row,
                                       candidate_capacity(row_length), /*enabled=*/true);
   const bool fits = sampled_rows_fit_one_block(plan, row_length, capped.blocks_per_row,
@@ -517,13 +519,15 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // The automatic rule, where every row's sampled list should fit one block's shared list: the
   // sample pass of several blocks per row, then one block per row from its list
   // (topk_sampled_rows_kernel), two launches instead of six or more (README "Next", item 3d).
+  static_assert(kMaxSampledRegions == kBlockThreads, "sampled_rows_finish_in_one_block()");
   if (options.schedule == TopkSchedule::kAuto &&
-      sampled_rows_fit_one_block(multi.sample, row_length, split.blocks_per_row,
-                                 kOneBlockListEntries, kMaxSampledRegions)) {
+      sampled_rows_finish_in_one_block(multi.sample, row_length, split.blocks_per_row)) {
     last_path = TopkPath::kSampledOneBlock;
+    constexpr std::size_t kSharedBytes = sampled_rows_shared_bytes<T>();
+    allow_dynamic_shared_memory<topk_sampled_rows_kernel<T>, kSharedBytes>();
     launch_chained(topk_sample_pass_kernel<T>, grid, kBlockThreads, 0, stream, multi);
-    launch_chained(topk_sampled_rows_kernel<T>, static_cast<unsigned>(num_rows), kBlockThreads, 0,
-                   stream, arrays, multi);
+    launch_chained(topk_sampled_rows_kernel<T>, static_cast<unsigned>(num_rows), kBlockThreads,
+                   kSharedBytes, stream, arrays, multi);
     return;
   }
   if (multi.sample.enabled) {

@@ -73,6 +73,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "chapters/07_topk/sample_plan.hpp"
 #include "chapters/07_topk/select_digits.hpp"
 #include "common/key_traits.hpp"
 #include "common/scratch_layout.hpp"
@@ -178,6 +179,33 @@ inline constexpr int kOneBlockFilterItemsPerThread = 4;
 /// in place (a kept entry never moves to a later position). Rows whose passes keep more than
 /// this read the row, as before.
 inline constexpr std::size_t kOneBlockListEntries = 2048;
+
+/// Entries of the shared list with which one block finishes a row after the sample pass of
+/// several blocks (topk_sampled_rows_kernel; TopkPath::kSampledOneBlock): four times
+/// kOneBlockListEntries, so k = 1024 and 2048 of the LLM vocabularies fit (the plan expects about
+/// 1900 and 3200 entries at 128256 values), in dynamic shared memory (64 KiB for 32-bit values,
+/// 96 KiB for 64-bit ones) that is no longer the answer sort's.
+inline constexpr std::size_t kSampledListEntries = 4 * kOneBlockListEntries;
+
+/// Longest row the one-block finish takes (TopkSchedule::kAuto): a row whose sample fails is read
+/// whole by its block, and on longer rows that would cost more than the several blocks' passes
+/// save elsewhere.
+inline constexpr std::size_t kSampledOneBlockMaxLength = std::size_t{1} << 18;
+
+/// Whether topk() (TopkSchedule::kAuto, several blocks per row with the sample pass planned as
+/// \p plan) finishes each row in one block from its sampled list (TopkPath::kSampledOneBlock):
+/// rows of at most kSampledOneBlockMaxLength values whose expected list fits
+/// kSampledListEntries and whose regions (one per thread of a block) fit one block
+/// (sampled_rows_fit_one_block()). Pure host and device arithmetic.
+/// \param plan the call's sample plan (sample_plan() with its blocks per row)
+/// \param row_length values per row
+/// \param blocks_per_row blocks of the row in the sample pass
+inline bool sampled_rows_finish_in_one_block(const SamplePlan& plan, std::size_t row_length,
+                                             std::size_t blocks_per_row) {
+  return row_length <= kSampledOneBlockMaxLength &&
+         sampled_rows_fit_one_block(plan, row_length, blocks_per_row, kSampledListEntries,
+                                    kBlockThreads);
+}
 
 /// Shortest row for which one block per row draws the sample by default (TopkSample::kAuto):
 /// the sample read took 1024 x 65536 from 0.40 to 0.30 ms and 4096 x 32768 from 0.72 to 0.54,

@@ -167,7 +167,7 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
       // 1: the list worked; 2: it worked once the overflowed regions' parts were re-read (the
       // model's sample read, kept at least k, but a region overflowed); 0: the row was read.
       const bool fits = record.sample_read && record.sample_kept >= k &&
-                        record.sample_kept <= stage07::kOneBlockListEntries;
+                        record.sample_kept <= stage07::kSampledListEntries;
       expected = fits ? (record.sampled ? 1u : 2u) : 0u;
     } else {
       for (std::size_t p = 0; p < record.passes.size(); ++p)
@@ -726,7 +726,7 @@ TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
             stage07::model_topk_row_blocks(first_row, k, options, kSpan, values, indices, &record);
             ASSERT_TRUE(record.sample.enabled);
             const bool fits = record.sample_read && record.sample_kept >= k &&
-                              record.sample_kept <= stage07::kOneBlockListEntries;
+                              record.sample_kept <= stage07::kSampledListEntries;
             worked += fits && record.sampled ? 1 : 0;
             repaired += fits && !record.sampled ? 1 : 0;
             read_row += fits ? 0 : 1;
@@ -843,7 +843,7 @@ void check_sampled_batches(std::uint64_t seed) {
   };
   const std::vector<Case> cases = {{{64, 32000}, 50},   {{64, 32000}, 1024}, {{16, 70001}, 50},
                                    {{16, 70001}, 1024}, {{64, 65537}, 50},   {{64, 65537}, 2048},
-                                   {{130, 40000}, 200}, {{250, 64000}, 50}};
+                                   {{130, 40000}, 200}, {{250, 64000}, 50},  {{64, 65537}, 4000}};
   const std::size_t target = stage07::multi_block_target(sortlab::multiprocessor_count());
   std::size_t one_block = 0, passes = 0;
   for (const Case& c : cases) {
@@ -854,6 +854,7 @@ void check_sampled_batches(std::uint64_t seed) {
           sortlab::Distribution::kSorted}) {
       const auto input = sortlab::generate_keys<T>(distribution, n, seed + n + c.k);
       TopkOptions options;
+      options.sorted = c.k <= stage07::kMaxSortedK;
       SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
                    " rows=" + std::to_string(c.shape.rows) + " k=" + std::to_string(c.k));
       const stage07::RowSplit split =
@@ -863,11 +864,10 @@ void check_sampled_batches(std::uint64_t seed) {
       if (!split.several_blocks) continue;  // 16 rows with k = 1024: the rule's other schedules
       // Where the list fits one block (the regions: one per thread of a block), one block per
       // row finishes; elsewhere the digit passes run.
-      const bool fits = stage07::sampled_rows_fit_one_block(
+      const bool fits = stage07::sampled_rows_finish_in_one_block(
           stage07::sample_plan(c.shape.row_length, c.k, split.blocks_per_row,
                                stage07::candidate_capacity(c.shape.row_length), true),
-          c.shape.row_length, split.blocks_per_row, stage07::kOneBlockListEntries,
-          stage07::kBlockThreads);
+          c.shape.row_length, split.blocks_per_row);
       ASSERT_EQ(stage07::last_topk_path(),
                 fits ? stage07::TopkPath::kSampledOneBlock : stage07::TopkPath::kSeveralBlocks);
       (fits ? one_block : passes) += 1;

@@ -1346,6 +1346,25 @@ TEST(Stage07Schedule, SampledBatchSplit) {
   EXPECT_FALSE(split(64, 128256, 50, cluster).several_blocks);
 }
 
+// Where topk() finishes sampled rows in one block: the list of kSampledListEntries holds k =
+// 2048 of a vocabulary (twice the expected entries fit), not k = 4000 of 65537 values, and rows
+// longer than kSampledOneBlockMaxLength never.
+TEST(Stage07Schedule, SampledRowsFinishInOneBlock) {
+  const auto finishes = [](std::size_t length, std::size_t k, std::size_t blocks) {
+    const stage07::SamplePlan plan =
+        stage07::sample_plan(length, k, blocks, stage07::candidate_capacity(length), true);
+    return stage07::sampled_rows_finish_in_one_block(plan, length, blocks);
+  };
+  EXPECT_TRUE(finishes(128256, 50, 4));
+  EXPECT_TRUE(finishes(128256, 1024, 4));
+  EXPECT_TRUE(finishes(128256, 2048, 4));
+  EXPECT_TRUE(finishes(151936, 2048, 8));
+  EXPECT_FALSE(finishes(65537, 4000, 8));
+  EXPECT_FALSE(finishes(128256, 50, 33));  // 264 regions: more than one per thread
+  EXPECT_FALSE(finishes(stage07::kSampledOneBlockMaxLength + 1, 50, 8));
+  EXPECT_TRUE(finishes(stage07::kSampledOneBlockMaxLength, 50, 8));
+}
+
 // A forced cluster schedule refuses what it cannot run, before any CUDA call; it needs no
 // scratch (everything lives in the cluster's shared memory).
 TEST(Stage07Schedule, ClusterScheduleErrorsAndScratch) {
