@@ -192,20 +192,22 @@ inline constexpr std::size_t kSampledListEntries = 4 * kOneBlockListEntries;
 /// save elsewhere.
 inline constexpr std::size_t kSampledOneBlockMaxLength = std::size_t{1} << 18;
 
-/// Whether topk() (TopkSchedule::kAuto, several blocks per row with the sample pass planned as
-/// \p plan) finishes each row in one block from its sampled list (TopkPath::kSampledOneBlock):
-/// rows of at most kSampledOneBlockMaxLength values whose expected list fits
-/// kSampledListEntries and whose regions (one per thread of a block) fit one block
-/// (sampled_rows_fit_one_block()). Pure host and device arithmetic.
+/// The shared list with which topk() (TopkSchedule::kAuto, several blocks per row with the
+/// sample pass planned as \p plan) finishes each row in one block (TopkPath::kSampledOneBlock),
+/// or 0 where the digit passes run instead. kOneBlockListEntries where the plan's expected list
+/// fits it (sampled_rows_fit_one_block(): in the answer sort's bytes, about 34 KiB, as one block
+/// per row), else kSampledListEntries where that fits and the device lets a block take its
+/// shared memory (\p optin_bytes: 64-99 KiB by the value's size); only rows of at most
+/// kSampledOneBlockMaxLength values, and at most one list region (kSampleWarps per block) per
+/// thread of the block. Host arithmetic, no CUDA call (the GPU tests ask it which path ran).
 /// \param plan the call's sample plan (sample_plan() with its blocks per row)
 /// \param row_length values per row
 /// \param blocks_per_row blocks of the row in the sample pass
-inline bool sampled_rows_finish_in_one_block(const SamplePlan& plan, std::size_t row_length,
-                                             std::size_t blocks_per_row) {
-  return row_length <= kSampledOneBlockMaxLength &&
-         sampled_rows_fit_one_block(plan, row_length, blocks_per_row, kSampledListEntries,
-                                    kBlockThreads);
-}
+/// \param value_bytes sizeof(T)
+/// \param optin_bytes shared_memory_per_block_optin() of the device
+std::size_t sampled_rows_list_entries(const SamplePlan& plan, std::size_t row_length,
+                                      std::size_t blocks_per_row, std::size_t value_bytes,
+                                      std::size_t optin_bytes);
 
 /// Shortest row for which one block per row draws the sample by default (TopkSample::kAuto):
 /// the sample read took 1024 x 65536 from 0.40 to 0.30 ms and 4096 x 32768 from 0.72 to 0.54,

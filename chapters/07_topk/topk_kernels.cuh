@@ -139,14 +139,15 @@ union RowsStorage {
 };
 
 /// Shared memory of topk_sampled_rows_kernel (sample_pass.cuh), dynamic: as RowsStorage with a
-/// list of kSampledListEntries.
-template <typename T>
+/// list of \p kEntries (kOneBlockListEntries, which fits the answer sort's bytes as in
+/// RowsStorage, or kSampledListEntries).
+template <typename T, std::size_t kEntries>
 union SampledRowsStorage {
   using Bits = typename SelectKey<T>::Bits;  ///< select bits
   /// Selecting and gathering.
   struct Work {
     typename TopkStorage<Bits>::Select select;  ///< counts, scan, prefix
-    RowList<T, kSampledListEntries> list;       ///< the row's candidates
+    RowList<T, kEntries> list;                  ///< the row's candidates
   } work;                                       ///< used by the radix select and the gather
   AnswerSortStorage<Bits> sort;                 ///< while sorting the answers
 };

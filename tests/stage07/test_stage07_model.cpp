@@ -1346,23 +1346,32 @@ TEST(Stage07Schedule, SampledBatchSplit) {
   EXPECT_FALSE(split(64, 128256, 50, cluster).several_blocks);
 }
 
-// Where topk() finishes sampled rows in one block: the list of kSampledListEntries holds k =
-// 2048 of a vocabulary (twice the expected entries fit), not k = 4000 of 65537 values, and rows
-// longer than kSampledOneBlockMaxLength never.
-TEST(Stage07Schedule, SampledRowsFinishInOneBlock) {
-  const auto finishes = [](std::size_t length, std::size_t k, std::size_t blocks) {
+// Where topk() finishes sampled rows in one block, and with which list: 2048 entries where
+// twice the expected list fits them (k = 50 of a vocabulary), 8192 where it fits those and the
+// device lets a block take their bytes (k = 1024 and 2048: an H100's 227 KiB does, sm_75's 64
+// KiB does not for 32-bit values), none for k = 4000 of 65537 values, rows longer than
+// kSampledOneBlockMaxLength, or more regions than threads.
+TEST(Stage07Schedule, SampledRowsListEntries) {
+  const auto entries = [](std::size_t length, std::size_t k, std::size_t blocks,
+                          std::size_t value_bytes = 4, std::size_t optin = 227 * 1024) {
     const stage07::SamplePlan plan =
         stage07::sample_plan(length, k, blocks, stage07::candidate_capacity(length), true);
-    return stage07::sampled_rows_finish_in_one_block(plan, length, blocks);
+    return stage07::sampled_rows_list_entries(plan, length, blocks, value_bytes, optin);
   };
-  EXPECT_TRUE(finishes(128256, 50, 4));
-  EXPECT_TRUE(finishes(128256, 1024, 4));
-  EXPECT_TRUE(finishes(128256, 2048, 4));
-  EXPECT_TRUE(finishes(151936, 2048, 8));
-  EXPECT_FALSE(finishes(65537, 4000, 8));
-  EXPECT_FALSE(finishes(128256, 50, 33));  // 264 regions: more than one per thread
-  EXPECT_FALSE(finishes(stage07::kSampledOneBlockMaxLength + 1, 50, 8));
-  EXPECT_TRUE(finishes(stage07::kSampledOneBlockMaxLength, 50, 8));
+  constexpr std::size_t kSmall = stage07::kOneBlockListEntries;
+  constexpr std::size_t kLarge = stage07::kSampledListEntries;
+  EXPECT_EQ(entries(128256, 50, 4), kSmall);
+  EXPECT_EQ(entries(128256, 50, 4, 4, 64 * 1024), kSmall);  // no opt-in needed
+  EXPECT_EQ(entries(128256, 1024, 4), kLarge);
+  EXPECT_EQ(entries(128256, 2048, 4), kLarge);
+  EXPECT_EQ(entries(151936, 2048, 8, 8), kLarge);  // f64: about 97 KiB
+  EXPECT_EQ(entries(128256, 2048, 4, 4, 64 * 1024), 0u);
+  EXPECT_EQ(entries(128256, 2048, 4, 2, 64 * 1024), kLarge);  // 16-bit values: about 49 KiB
+  EXPECT_EQ(entries(151936, 2048, 8, 8, 96 * 1024), 0u);
+  EXPECT_EQ(entries(65537, 4000, 8), 0u);
+  EXPECT_EQ(entries(128256, 50, 33), 0u);  // 264 regions: more than one per thread
+  EXPECT_EQ(entries(stage07::kSampledOneBlockMaxLength + 1, 50, 8), 0u);
+  EXPECT_EQ(entries(stage07::kSampledOneBlockMaxLength, 50, 8), kSmall);
 }
 
 // A forced cluster schedule refuses what it cannot run, before any CUDA call; it needs no
