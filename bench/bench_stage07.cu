@@ -20,9 +20,10 @@
 /// `--sample=auto|1|0` (default auto: TopkSample; 1 and 0 force the sample pass of several blocks
 /// per row and the sample read of one block per row on or off, names ending in `/sample:1` or
 /// `/sample:0`), `--blocks=N` (TopkOptions::values_per_block = ceil(cols / N): N blocks per
-/// row wherever the rule splits rows, names ending in `/blocks:N`), `--input=uniform|ascending`
-/// (ascending: every row rises, the sampled bound's worst case; names ending in
-/// `/input:ascending`). Counters blocks_per_row and
+/// row wherever the rule splits rows, names ending in `/blocks:N`),
+/// `--input=uniform|ascending|few` (ascending: every row rises, the sampled bound's worst case for
+/// its warp regions; few: 16 distinct values, where the sample predicts an overflow; names ending
+/// in `/input:ascending` or `/input:few`). Counters blocks_per_row and
 /// several_blocks say which schedule ran. Example:
 /// `bench_stage07
 /// --set=llm --sorted=0`.
@@ -106,6 +107,13 @@ const std::vector<TopkShape> kQuickShapes = {{1, std::size_t{1} << 28, 1024},
                                              {128, 128256, 50},
                                              {4096, 32768, 64}};
 
+/// What bench_stage07 fills its rows with (--input).
+enum class InputKind {
+  kUniform,      ///< uniform in [0, 1), as torch.rand (the tables' input)
+  kAscending,    ///< every row rises: the sampled answers all in the row's last part
+  kFewDistinct,  ///< 16 distinct values: ties the sample sees
+};
+
 /// What this program's own flags asked for.
 struct Stage07Flags {
   std::string set = "quick";
@@ -116,8 +124,8 @@ struct Stage07Flags {
   stage07::TopkSample sample = stage07::TopkSample::kAuto;
   /// TopkOptions::cluster_blocks (--cluster=N; nonzero ends the names in /cluster:N)
   std::size_t cluster_blocks = 0;
-  /// --input=ascending: every row rises (names end in /input:ascending); default uniform
-  bool ascending = false;
+  /// --input: uniform (default), ascending (every row rises) or few (16 distinct values)
+  InputKind input = InputKind::kUniform;
   /// --blocks=N: TopkOptions::values_per_block = ceil(cols / N) (0: the rule's span)
   std::size_t blocks_per_row = 0;
   /// --shapes=RxC:K,...: f32 shapes of the caller's own, instead of the set's
@@ -181,8 +189,11 @@ Stage07Flags take_flags(int& argc, char** argv) {
               "--cluster must be 1 .. kMaxClusterBlocks");
     } else if (const char* input = value_of("--input=")) {
       const std::string s = input;
-      require(s == "uniform" || s == "ascending", "--input must be uniform or ascending");
-      flags.ascending = s == "ascending";
+      require(s == "uniform" || s == "ascending" || s == "few",
+              "--input must be uniform, ascending or few");
+      flags.input = s == "ascending" ? InputKind::kAscending
+                    : s == "few"     ? InputKind::kFewDistinct
+                                     : InputKind::kUniform;
     } else if (const char* blocks = value_of("--blocks=")) {
       const long long count = std::strtoll(blocks, nullptr, 10);
       require(count >= 1 && count <= 65536, "--blocks must be 1 .. 65536");
@@ -232,16 +243,20 @@ __device__ std::uint64_t mix64(std::uint64_t x) {
 }
 
 /// Uniform values in [0, 1): 24 random bits times 2^-24, as torch.rand draws float32; with
-/// \p ascending, every row of \p row_length values rises instead (column / row_length: the
-/// case where a sample's answers all lie in the row's last part).
+/// InputKind::kAscending every row of \p row_length values rises instead (column / row_length:
+/// the case where a sample's answers all lie in the row's last part), with kFewDistinct each
+/// value is one of 16 (i / 16 for a random i < 16: ties the sample sees).
 template <typename T>
-__global__ void uniform_kernel(T* values, std::size_t n, std::uint64_t seed, bool ascending,
+__global__ void uniform_kernel(T* values, std::size_t n, std::uint64_t seed, InputKind input,
                                std::size_t row_length) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const float u = ascending ? static_cast<float>(i % row_length) / static_cast<float>(row_length)
-                            : static_cast<float>(mix64(seed ^ (i * 0xD1B54A32D192ED03ull)) >> 40) *
-                                  (1.0f / 16777216.0f);
+  const std::uint64_t bits = mix64(seed ^ (i * 0xD1B54A32D192ED03ull));
+  const float u = input == InputKind::kAscending
+                      ? static_cast<float>(i % row_length) / static_cast<float>(row_length)
+                  : input == InputKind::kFewDistinct
+                      ? static_cast<float>(bits >> 60) * (1.0f / 16.0f)
+                      : static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
   if constexpr (std::is_same_v<T, float>)
     values[i] = u;
   else
@@ -295,7 +310,7 @@ void measure_input_copy(benchmark::State& state, const std::string& key, std::si
 /// inside a timed call).
 template <typename T>
 void measure_topk(benchmark::State& state, const std::string& copy_key, const TopkShape& s,
-                  const stage07::TopkOptions& options, const BenchConfig& config, bool ascending) {
+                  const stage07::TopkOptions& options, const BenchConfig& config, InputKind input) {
   timing::Sampler& sampler = timing::shared_sampler();
   const std::size_t n = s.rows * s.cols, answers = s.rows * s.k;
   DeviceBuffer<T> values_out(answers);
@@ -304,8 +319,8 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
       timing::rotating_buffer_count(n * sizeof(T), sampler.l2_bytes(), input_memory_budget());
   DeviceBuffer<T> inputs(slots * n);
   for (std::size_t slot = 0; slot < slots; ++slot) {
-    uniform_kernel<T><<<static_cast<unsigned>((n + 255) / 256), 256>>>(
-        inputs.data() + slot * n, n, 1234 + slot, ascending, s.cols);
+    uniform_kernel<T><<<static_cast<unsigned>((n + 255) / 256), 256>>>(inputs.data() + slot * n, n,
+                                                                       1234 + slot, input, s.cols);
     SORTLAB_CHECK_LAUNCH();
   }
   std::size_t temp_bytes = 0;
@@ -441,13 +456,15 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
           (flags.sample == stage07::TopkSample::kOn    ? "/sample:1"
            : flags.sample == stage07::TopkSample::kOff ? "/sample:0"
                                                        : "") +
-          (flags.ascending ? "/input:ascending" : "");
+          (flags.input == InputKind::kAscending     ? "/input:ascending"
+           : flags.input == InputKind::kFewDistinct ? "/input:few"
+                                                    : "");
       register_timed(name, [key, s, options, config, bf16 = run.bf16,
-                            ascending = flags.ascending](benchmark::State& state) {
+                            input = flags.input](benchmark::State& state) {
         if (bf16)
-          measure_topk<__nv_bfloat16>(state, key, s, options, config, ascending);
+          measure_topk<__nv_bfloat16>(state, key, s, options, config, input);
         else
-          measure_topk<float>(state, key, s, options, config, ascending);
+          measure_topk<float>(state, key, s, options, config, input);
       });
     }
   }
