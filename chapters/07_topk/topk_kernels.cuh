@@ -199,7 +199,7 @@ struct MultiBlockArrays {
 /// select bits match \p prefix. One shared atomic per value: adding a warp's equal digits with
 /// one atomic (`__match_any_sync`, then the lowest lane adds the group's size) was measured and
 /// is slower, even on uniform [0, 1) floats, whose top digit is the same for half the values
-/// (README, "What each step bought").
+/// (STEPS.md beside the README).
 template <typename T>
 __device__ __forceinline__ void count_value(const T& value,
                                             SelectPrefix<typename SelectKey<T>::Bits> prefix,
