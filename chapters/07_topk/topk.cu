@@ -201,6 +201,20 @@ std::size_t sampled_rows_list_entries(const SamplePlan& plan, std::size_t row_le
   return large_bytes <= optin_bytes ? kSampledListEntries : 0;
 }
 
+std::size_t sampled_finish_list_entries(const SamplePlan& plan, std::size_t num_rows,
+                                        std::size_t row_length, std::size_t blocks_per_row,
+                                        std::size_t value_bytes, const TopkOptions& options,
+                                        std::size_t optin_bytes) {
+  if (options.schedule != TopkSchedule::kAuto) return 0;
+  const std::size_t entries =
+      sampled_rows_list_entries(plan, row_length, blocks_per_row, value_bytes, optin_bytes);
+  const bool rule_split = options.values_per_block == 0;
+  if (entries == kSampledListEntries && rule_split && value_bytes == 2 &&
+      num_rows < kSampledLargeListMinRows16)
+    return 0;
+  return entries;
+}
+
 RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                     std::size_t value_bytes, const TopkOptions& options,
                     std::size_t target_blocks) {
@@ -546,14 +560,12 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(multi.row_states, 0, num_rows * sizeof(RowState), stream));
   const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
   // The automatic rule, where every row's sampled list should fit one block's shared list
-  // (sampled_rows_list_entries(): 2048 entries, or 8192 where the device allows the bytes): the
+  // (sampled_finish_list_entries(): 2048 entries, or 8192 where the device allows the bytes): the
   // sample pass of several blocks per row, then one block per row from its list
   // (topk_sampled_rows_kernel), two launches instead of six or more (README "Next", item 3d).
   const std::size_t list_entries =
-      options.schedule == TopkSchedule::kAuto
-          ? sampled_rows_list_entries(multi.sample, row_length, split.blocks_per_row, sizeof(T),
-                                      shared_memory_per_block_optin())
-          : 0;
+      sampled_finish_list_entries(multi.sample, num_rows, row_length, split.blocks_per_row,
+                                  sizeof(T), options, shared_memory_per_block_optin());
   if (list_entries != 0) {
     last_path = TopkPath::kSampledOneBlock;
     launch_chained(topk_sample_pass_kernel<T>, grid, kBlockThreads, 0, stream, multi);

@@ -440,6 +440,31 @@ inline constexpr std::size_t kSampledBatchMinLength = 32000;
 RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                              const TopkOptions& options, std::size_t target_blocks);
 
+/// Fewest rows for which the rule gives 16-bit values the large list (kSampledListEntries).
+/// Their digit passes are two, not four, so the finish's select and sort of about 3000 entries
+/// per row, one block per row, costs more than the passes it saves until the rows fill the SMs
+/// twice: on the H200, bf16 k = 2048 at 64 x 128256 took 0.081 ms against 0.068 for the digit
+/// passes, 0.094 against 0.091 at 128 rows, 0.127 against 0.138 at 256 rows (k = 1024: 4-14%
+/// faster from 64 rows on; session 21).
+inline constexpr std::size_t kSampledLargeListMinRows16 = 256;
+
+/// The shared list with which topk() finishes sampled rows in one block, or 0 where the digit
+/// passes of several blocks run: sampled_rows_list_entries() with TopkSchedule::kAuto, except
+/// that the rule's own split (TopkOptions::values_per_block 0) takes the large list for 16-bit
+/// values only from kSampledLargeListMinRows16 rows on; a forced span (as the tests force) takes
+/// whatever list fits. Host arithmetic; topk() and the GPU tests ask it which path runs.
+/// \param plan the call's sample plan (sample_plan() with its blocks per row)
+/// \param num_rows rows of the call
+/// \param row_length values per row
+/// \param blocks_per_row blocks of the row in the sample pass
+/// \param value_bytes sizeof(T)
+/// \param options the call's options (schedule and values_per_block)
+/// \param optin_bytes shared_memory_per_block_optin() of the device
+std::size_t sampled_finish_list_entries(const SamplePlan& plan, std::size_t num_rows,
+                                        std::size_t row_length, std::size_t blocks_per_row,
+                                        std::size_t value_bytes, const TopkOptions& options,
+                                        std::size_t optin_bytes);
+
 /// The split topk() runs when k is not taken by a reduction (argmax_split(), queue_split()):
 /// sampled_batch_split() where it returns several blocks, else resolve_schedule(). Pure host
 /// arithmetic (the benchmark's counters and the GPU tests' model comparison use it).

@@ -166,10 +166,10 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
     if (sampled_one_block) {
       // 1: the list worked; 2: it worked once the overflowed regions' parts were re-read (the
       // model's sample read, kept at least k, but a region overflowed); 0: the row was read.
-      // The list topk() picked (sampled_rows_list_entries()) bounds what "worked" means.
-      const std::size_t list_entries =
-          stage07::sampled_rows_list_entries(record.sample, shape.row_length, split.blocks_per_row,
-                                             sizeof(T), sortlab::shared_memory_per_block_optin());
+      // The list topk() picked (sampled_finish_list_entries()) bounds what "worked" means.
+      const std::size_t list_entries = stage07::sampled_finish_list_entries(
+          record.sample, shape.rows, shape.row_length, split.blocks_per_row, sizeof(T), options,
+          sortlab::shared_memory_per_block_optin());
       const bool fits =
           record.sample_read && record.sample_kept >= k && record.sample_kept <= list_entries;
       expected = fits ? (record.sampled ? 1u : 2u) : 0u;
@@ -729,9 +729,9 @@ TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
             std::vector<std::int64_t> indices;
             stage07::model_topk_row_blocks(first_row, k, options, kSpan, values, indices, &record);
             ASSERT_TRUE(record.sample.enabled);
-            const std::size_t list_entries = stage07::sampled_rows_list_entries(
-                record.sample, shape.row_length, (shape.row_length + kSpan - 1) / kSpan, sizeof(T),
-                sortlab::shared_memory_per_block_optin());
+            const std::size_t list_entries = stage07::sampled_finish_list_entries(
+                record.sample, shape.rows, shape.row_length, (shape.row_length + kSpan - 1) / kSpan,
+                sizeof(T), options, sortlab::shared_memory_per_block_optin());
             const bool fits =
                 record.sample_read && record.sample_kept >= k && record.sample_kept <= list_entries;
             worked += fits && record.sampled ? 1 : 0;
@@ -774,8 +774,8 @@ void check_large_sampled_lists(std::uint64_t seed) {
           const stage07::SamplePlan plan =
               stage07::sample_plan(shape.row_length, k, shape.row_length / kSpan + 1,
                                    stage07::candidate_capacity(shape.row_length), true);
-          const std::size_t list_entries = stage07::sampled_rows_list_entries(
-              plan, shape.row_length, shape.row_length / kSpan + 1, sizeof(T),
+          const std::size_t list_entries = stage07::sampled_finish_list_entries(
+              plan, shape.rows, shape.row_length, shape.row_length / kSpan + 1, sizeof(T), options,
               sortlab::shared_memory_per_block_optin());
           if (list_entries != stage07::kSampledListEntries)
             GTEST_SKIP() << "this device or plan does not take the large list";
@@ -934,10 +934,10 @@ void check_sampled_batches(std::uint64_t seed) {
       // Where the list fits one block (the regions: one per thread of a block), one block per
       // row finishes; elsewhere the digit passes run.
       const bool fits =
-          stage07::sampled_rows_list_entries(
+          stage07::sampled_finish_list_entries(
               stage07::sample_plan(c.shape.row_length, c.k, split.blocks_per_row,
                                    stage07::candidate_capacity(c.shape.row_length), true),
-              c.shape.row_length, split.blocks_per_row, sizeof(T),
+              c.shape.rows, c.shape.row_length, split.blocks_per_row, sizeof(T), options,
               sortlab::shared_memory_per_block_optin()) != 0;
       ASSERT_EQ(stage07::last_topk_path(),
                 fits ? stage07::TopkPath::kSampledOneBlock : stage07::TopkPath::kSeveralBlocks);
