@@ -32,6 +32,17 @@ inline std::size_t l2_cache_bytes() {
   return static_cast<std::size_t>(std::max(bytes, 0));
 }
 
+/// The most shared memory one block of the current device may take once its kernel opts in
+/// (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on an H100, 64 KiB on sm_75). A driver
+/// query, like multiprocessor_count().
+inline std::size_t shared_memory_per_block_optin() {
+  int device = 0, bytes = 0;
+  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+  SORTLAB_CUDA_CHECK(
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return static_cast<std::size_t>(std::max(bytes, 0));
+}
+
 /// Shared memory of one SM of the target GPU (the H100: 228 KiB, of which each block uses 1 KiB
 /// for the system): kernels check the blocks per SM that their __launch_bounds__ ask for against
 /// it at compile time.

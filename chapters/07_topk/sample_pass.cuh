@@ -167,6 +167,13 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
 /// gathers: one per thread.
 inline constexpr std::uint32_t kMaxSampledRegions = kBlockThreads;
 
+/// Dynamic shared memory of topk_sampled_rows_kernel for values of type T and a list of
+/// \p kEntries.
+template <typename T, std::size_t kEntries>
+constexpr std::size_t sampled_rows_shared_bytes() {
+  return sizeof(SampledRowsStorage<T, kEntries>);
+}
+
 /// After the sample pass, one block per row finishes the row (topk() picks this where
 /// sampled_rows_fit_one_block(): the sample leaves each row a list one block's shared memory
 /// holds). Phases:
@@ -180,15 +187,17 @@ inline constexpr std::uint32_t kMaxSampledRegions = kBlockThreads;
 ///   (select_gather_sort_row()), so no digit pass of several blocks, and no launch per pass, is
 ///   needed.
 /// A row whose sample failed otherwise (it predicted an overflow, so nothing was filtered, or the
-/// list holds fewer than k or more entries than the shared list) is read whole by its block:
+/// list holds fewer than k or more than \p kEntries) is read whole by its block:
 /// correct, but four reads of the row by one block. Launch num_rows blocks after the sample
 /// pass, with `multi` the sample pass's arrays.
-template <typename T>
+template <typename T, std::size_t kEntries>
 __global__ void __launch_bounds__(kBlockThreads)
     topk_sampled_rows_kernel(TopkArrays<T> arrays, MultiBlockArrays<T> multi) {
   chain_to_previous_kernel();  // first: see common/chained_launch.cuh
   using Bits = typename SelectKey<T>::Bits;
-  __shared__ RowsStorage<T> storage;
+  // Dynamic: sampled_rows_shared_bytes<T, kEntries>() of them.
+  extern __shared__ __align__(16) unsigned char sampled_rows_bytes[];
+  auto& storage = *reinterpret_cast<SampledRowsStorage<T, kEntries>*>(sampled_rows_bytes);
   static_assert(kMaxSampledRegions <= kNumDigits, "the regions' offsets use the select's counters");
   // Where each region's entries start in the list, in the select's counters (radix_select_row()
   // zeroes them before its first count), so the kernel needs no more shared memory than one
@@ -210,8 +219,11 @@ __global__ void __launch_bounds__(kBlockThreads)
   region_first[region] =
       block_exclusive_sum<kBlockThreads>(entries, storage.work.select.scan, total);
   const std::uint32_t failed = __ldcg(&state->sample_failed);
+  // The host picks this kernel only where the regions fit (one per thread); checked here too,
+  // so a wrong pick reads the row instead of past region_first.
   const bool worked = (failed & kSamplePredictsOverflow) == 0 && total >= arrays.k &&
-                      total <= static_cast<std::uint32_t>(kOneBlockListEntries);
+                      total <= static_cast<std::uint32_t>(kEntries) &&
+                      regions <= kMaxSampledRegions;
   // For the tests (compare_filter_flags()): 1 when this block selects from the sampled list, 2
   // when it re-read overflowed parts for it, 0 when it reads the row.
   if (threadIdx.x == 0) state->listed = worked ? (failed == 0 ? 1u : 2u) : 0u;

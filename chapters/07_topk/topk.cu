@@ -171,6 +171,8 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
   const RowSplit capped = split.blocks_per_row <= kMaxBlocks
                               ? split
                               : split_by_span(row_length, divide_up(row_length, kMaxBlocks));
+  // The thresholds below were measured with a shared list of kOneBlockListEntries (session 20);
+  // topk() may then finish rows in one block where kSampledListEntries fits (more k).
   const SamplePlan plan = sample_plan(row_length, k, capped.blocks_per_row,
                                       candidate_capacity(row_length), /*enabled=*/true);
   const bool fits = sampled_rows_fit_one_block(plan, row_length, capped.blocks_per_row,
@@ -179,6 +181,38 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
   if (fits && (num_rows >= kSampledBatchMinRows || long_rows)) return capped;
   if (!fits && num_rows >= kSampledBatchMinRows && long_rows) return split;
   return keep;
+}
+
+std::size_t sampled_rows_list_entries(const SamplePlan& plan, std::size_t row_length,
+                                      std::size_t blocks_per_row, std::size_t value_bytes,
+                                      std::size_t optin_bytes) {
+  static_assert(kMaxSampledRegions == kBlockThreads, "one region per thread");
+  const auto fits = [&](std::size_t entries) {
+    return sampled_rows_fit_one_block(plan, row_length, blocks_per_row, entries,
+                                      kMaxSampledRegions);
+  };
+  if (row_length > kSampledOneBlockMaxLength || !fits(kSampledListEntries)) return 0;
+  if (fits(kOneBlockListEntries)) return kOneBlockListEntries;
+  // The large list's bytes for this value size (the types of that size have the same storage).
+  const std::size_t large_bytes =
+      value_bytes == 2   ? sampled_rows_shared_bytes<__half, kSampledListEntries>()
+      : value_bytes == 4 ? sampled_rows_shared_bytes<float, kSampledListEntries>()
+                         : sampled_rows_shared_bytes<double, kSampledListEntries>();
+  return large_bytes <= optin_bytes ? kSampledListEntries : 0;
+}
+
+std::size_t sampled_finish_list_entries(const SamplePlan& plan, std::size_t num_rows,
+                                        std::size_t row_length, std::size_t blocks_per_row,
+                                        std::size_t value_bytes, const TopkOptions& options,
+                                        std::size_t optin_bytes) {
+  if (options.schedule != TopkSchedule::kAuto) return 0;
+  const std::size_t entries =
+      sampled_rows_list_entries(plan, row_length, blocks_per_row, value_bytes, optin_bytes);
+  const bool rule_split = options.values_per_block == 0;
+  if (entries == kSampledListEntries && rule_split && value_bytes == 2 &&
+      num_rows < kSampledLargeListMinRows16)
+    return 0;
+  return entries;
 }
 
 RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
@@ -292,6 +326,17 @@ ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size
     plan.list_columns[list] = plan.layout.add<std::uint32_t>(entries);
   }
   return plan;
+}
+
+/// Launches topk_sampled_rows_kernel with a list of \p kEntries (its dynamic shared memory
+/// allowed first: once per device).
+template <typename T, std::size_t kEntries>
+void launch_sampled_rows(std::size_t num_rows, cudaStream_t stream, const TopkArrays<T>& arrays,
+                         const MultiBlockArrays<T>& multi) {
+  constexpr std::size_t kSharedBytes = sampled_rows_shared_bytes<T, kEntries>();
+  allow_dynamic_shared_memory<topk_sampled_rows_kernel<T, kEntries>, kSharedBytes>();
+  launch_chained(topk_sampled_rows_kernel<T, kEntries>, static_cast<unsigned>(num_rows),
+                 kBlockThreads, kSharedBytes, stream, arrays, multi);
 }
 
 template <typename T>
@@ -514,16 +559,21 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // scratch. The lists themselves need no clearing: a block reads only the entries it wrote.
   SORTLAB_CUDA_CHECK(cudaMemsetAsync(multi.row_states, 0, num_rows * sizeof(RowState), stream));
   const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
-  // The automatic rule, where every row's sampled list should fit one block's shared list: the
+  // The automatic rule, where every row's sampled list should fit one block's shared list
+  // (sampled_finish_list_entries(): 2048 entries, or 8192 where the device allows the bytes): the
   // sample pass of several blocks per row, then one block per row from its list
   // (topk_sampled_rows_kernel), two launches instead of six or more (README "Next", item 3d).
-  if (options.schedule == TopkSchedule::kAuto &&
-      sampled_rows_fit_one_block(multi.sample, row_length, split.blocks_per_row,
-                                 kOneBlockListEntries, kMaxSampledRegions)) {
+  const std::size_t list_entries =
+      sampled_finish_list_entries(multi.sample, num_rows, row_length, split.blocks_per_row,
+                                  sizeof(T), options, shared_memory_per_block_optin());
+  if (list_entries != 0) {
     last_path = TopkPath::kSampledOneBlock;
     launch_chained(topk_sample_pass_kernel<T>, grid, kBlockThreads, 0, stream, multi);
-    launch_chained(topk_sampled_rows_kernel<T>, static_cast<unsigned>(num_rows), kBlockThreads, 0,
-                   stream, arrays, multi);
+    if (list_entries == kOneBlockListEntries) {
+      launch_sampled_rows<T, kOneBlockListEntries>(num_rows, stream, arrays, multi);
+    } else {
+      launch_sampled_rows<T, kSampledListEntries>(num_rows, stream, arrays, multi);
+    }
     return;
   }
   if (multi.sample.enabled) {

@@ -73,6 +73,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "chapters/07_topk/sample_plan.hpp"
 #include "chapters/07_topk/select_digits.hpp"
 #include "common/key_traits.hpp"
 #include "common/scratch_layout.hpp"
@@ -178,6 +179,35 @@ inline constexpr int kOneBlockFilterItemsPerThread = 4;
 /// in place (a kept entry never moves to a later position). Rows whose passes keep more than
 /// this read the row, as before.
 inline constexpr std::size_t kOneBlockListEntries = 2048;
+
+/// Entries of the shared list with which one block finishes a row after the sample pass of
+/// several blocks (topk_sampled_rows_kernel; TopkPath::kSampledOneBlock): four times
+/// kOneBlockListEntries, so k = 1024 and 2048 of the LLM vocabularies fit (the plan expects about
+/// 1900 and 3200 entries at 128256 values), in dynamic shared memory (64 KiB for 32-bit values,
+/// 96 KiB for 64-bit ones) that is no longer the answer sort's.
+inline constexpr std::size_t kSampledListEntries = 4 * kOneBlockListEntries;
+
+/// Longest row the one-block finish takes (TopkSchedule::kAuto): a row whose sample fails is read
+/// whole by its block, and on longer rows that would cost more than the several blocks' passes
+/// save elsewhere.
+inline constexpr std::size_t kSampledOneBlockMaxLength = std::size_t{1} << 18;
+
+/// The shared list with which topk() (TopkSchedule::kAuto, several blocks per row with the
+/// sample pass planned as \p plan) finishes each row in one block (TopkPath::kSampledOneBlock),
+/// or 0 where the digit passes run instead. kOneBlockListEntries where the plan's expected list
+/// fits it (sampled_rows_fit_one_block(): in the answer sort's bytes, about 34 KiB, as one block
+/// per row), else kSampledListEntries where that fits and the device lets a block take its
+/// shared memory (\p optin_bytes: 64-99 KiB by the value's size); only rows of at most
+/// kSampledOneBlockMaxLength values, and at most one list region (kSampleWarps per block) per
+/// thread of the block. Host arithmetic, no CUDA call (the GPU tests ask it which path ran).
+/// \param plan the call's sample plan (sample_plan() with its blocks per row)
+/// \param row_length values per row
+/// \param blocks_per_row blocks of the row in the sample pass
+/// \param value_bytes sizeof(T)
+/// \param optin_bytes shared_memory_per_block_optin() of the device
+std::size_t sampled_rows_list_entries(const SamplePlan& plan, std::size_t row_length,
+                                      std::size_t blocks_per_row, std::size_t value_bytes,
+                                      std::size_t optin_bytes);
 
 /// Shortest row for which one block per row draws the sample by default (TopkSample::kAuto):
 /// the sample read took 1024 x 65536 from 0.40 to 0.30 ms and 4096 x 32768 from 0.72 to 0.54,
@@ -409,6 +439,31 @@ inline constexpr std::size_t kSampledBatchMinLength = 32000;
 /// \param target_blocks multi_block_target() of the device
 RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                              const TopkOptions& options, std::size_t target_blocks);
+
+/// Fewest rows for which the rule gives 16-bit values the large list (kSampledListEntries).
+/// Their digit passes are two, not four, so the finish's select and sort of about 3000 entries
+/// per row, one block per row, costs more than the passes it saves until the rows fill the SMs
+/// twice: on the H200, bf16 k = 2048 at 64 x 128256 took 0.081 ms against 0.068 for the digit
+/// passes, 0.094 against 0.091 at 128 rows, 0.127 against 0.138 at 256 rows (k = 1024: 4-14%
+/// faster from 64 rows on; session 21).
+inline constexpr std::size_t kSampledLargeListMinRows16 = 256;
+
+/// The shared list with which topk() finishes sampled rows in one block, or 0 where the digit
+/// passes of several blocks run: sampled_rows_list_entries() with TopkSchedule::kAuto, except
+/// that the rule's own split (TopkOptions::values_per_block 0) takes the large list for 16-bit
+/// values only from kSampledLargeListMinRows16 rows on; a forced span (as the tests force) takes
+/// whatever list fits. Host arithmetic; topk() and the GPU tests ask it which path runs.
+/// \param plan the call's sample plan (sample_plan() with its blocks per row)
+/// \param num_rows rows of the call
+/// \param row_length values per row
+/// \param blocks_per_row blocks of the row in the sample pass
+/// \param value_bytes sizeof(T)
+/// \param options the call's options (schedule and values_per_block)
+/// \param optin_bytes shared_memory_per_block_optin() of the device
+std::size_t sampled_finish_list_entries(const SamplePlan& plan, std::size_t num_rows,
+                                        std::size_t row_length, std::size_t blocks_per_row,
+                                        std::size_t value_bytes, const TopkOptions& options,
+                                        std::size_t optin_bytes);
 
 /// The split topk() runs when k is not taken by a reduction (argmax_split(), queue_split()):
 /// sampled_batch_split() where it returns several blocks, else resolve_schedule(). Pure host

@@ -115,11 +115,12 @@ union TopkStorage {
 };
 
 /// The candidate list of one block per row, in shared memory: values (as raw bits: the union
-/// below must not hold a type with constructors) and columns.
-template <typename T>
+/// below must not hold a type with constructors) and columns; \p kEntries of each.
+template <typename T, std::size_t kEntries = kOneBlockListEntries>
 struct RowList {
-  typename KeyTraits<T>::Bits value_bits[kOneBlockListEntries];  ///< the entries' values
-  std::uint32_t columns[kOneBlockListEntries];                   ///< their columns
+  static constexpr std::uint32_t kCapacity = static_cast<std::uint32_t>(kEntries);  ///< entries
+  typename KeyTraits<T>::Bits value_bits[kEntries];  ///< the entries' values
+  std::uint32_t columns[kEntries];                   ///< their columns
   /// The values as T (same size and alignment as the bits).
   __device__ __forceinline__ T* values() { return reinterpret_cast<T*>(value_bits); }
 };
@@ -133,6 +134,20 @@ union RowsStorage {
   struct Work {
     typename TopkStorage<Bits>::Select select;  ///< counts, scan, prefix
     RowList<T> list;                            ///< the row's candidates (when filtering)
+  } work;                                       ///< used by the radix select and the gather
+  AnswerSortStorage<Bits> sort;                 ///< while sorting the answers
+};
+
+/// Shared memory of topk_sampled_rows_kernel (sample_pass.cuh), dynamic: as RowsStorage with a
+/// list of \p kEntries (kOneBlockListEntries, which fits the answer sort's bytes as in
+/// RowsStorage, or kSampledListEntries).
+template <typename T, std::size_t kEntries>
+union SampledRowsStorage {
+  using Bits = typename SelectKey<T>::Bits;  ///< select bits
+  /// Selecting and gathering.
+  struct Work {
+    typename TopkStorage<Bits>::Select select;  ///< counts, scan, prefix
+    RowList<T, kEntries> list;                  ///< the row's candidates
   } work;                                       ///< used by the radix select and the gather
   AnswerSortStorage<Bits> sort;                 ///< while sorting the answers
 };
@@ -711,17 +726,17 @@ __device__ __forceinline__ std::uint32_t sample_bound(
 /// answer takes. Per pass: zero the counters, **count** (and **filter**), **choose digit**.
 /// Candidate filtering as in the several-blocks schedule, into the shared \p list: when the
 /// entries the next pass keeps (the answers so far, k - k_left, plus the chosen bucket) fit
-/// kOneBlockListEntries, that pass copies them there while counting (from the row, or in place
-/// from the list: an entry's new position is never past its old one, and every tile is read
+/// the list's capacity (kEntries), that pass copies them there while counting (from the row, or in
+/// place from the list: an entry's new position is never past its old one, and every tile is read
 /// before it is written), and later passes and the gather read the list. Returns how many
 /// entries the list holds for the gather, or ~0u when the gather must read the row. With
 /// \p initial_listed (not ~0u) the list already holds that many entries in column order, every
 /// value of the row at or above a bound that is at most the k-th value (sample_into_list()), and
 /// no pass reads the row.
-template <typename T>
+template <typename T, std::size_t kEntries>
 __device__ __forceinline__ std::uint32_t radix_select_row(
     const T* row, std::uint32_t row_length, std::uint32_t k, bool largest,
-    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage, RowList<T>& list,
+    typename TopkStorage<typename SelectKey<T>::Bits>::Select& storage, RowList<T, kEntries>& list,
     std::uint32_t initial_listed = ~0u) {
   using Bits = typename SelectKey<T>::Bits;
   if (threadIdx.x == 0) {
@@ -771,7 +786,7 @@ __device__ __forceinline__ std::uint32_t radix_select_row(
       fix_chosen_digit(storage, prefix, digit, shift, k_left, above);
       // Every thread read filter_next and keep_next before the barrier after counting.
       const std::uint32_t kept = (k - (k_left - above)) + count;
-      storage.filter_next = pass + 1 < num_passes<T>() && kept <= kOneBlockListEntries;
+      storage.filter_next = pass + 1 < num_passes<T>() && kept <= kEntries;
       storage.keep_next = kept;
     }
     // choose_digit ended with a barrier after everyone read k_left, and the next pass (or the
@@ -813,10 +828,10 @@ __device__ __forceinline__ std::uint32_t sample_into_list(
 /// radix_select_row() starts from the shared list when \p sampled is not ~0u (the list then holds
 /// that many entries: sample_into_list()'s contract), the gather reads the list or the row, and
 /// the answers are sorted when asked.
-template <typename T>
+template <typename T, typename Storage>
 __device__ __forceinline__ void select_gather_sort_row(const TopkArrays<T>& arrays,
                                                        std::size_t row_index, std::uint32_t sampled,
-                                                       RowsStorage<T>& storage) {
+                                                       Storage& storage) {
   using Bits = typename SelectKey<T>::Bits;
   typename TopkStorage<Bits>::Select& select = storage.work.select;
   const T* row = arrays.values_in + row_index * arrays.row_length;

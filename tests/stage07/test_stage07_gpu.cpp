@@ -166,8 +166,12 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
     if (sampled_one_block) {
       // 1: the list worked; 2: it worked once the overflowed regions' parts were re-read (the
       // model's sample read, kept at least k, but a region overflowed); 0: the row was read.
-      const bool fits = record.sample_read && record.sample_kept >= k &&
-                        record.sample_kept <= stage07::kOneBlockListEntries;
+      // The list topk() picked (sampled_finish_list_entries()) bounds what "worked" means.
+      const std::size_t list_entries = stage07::sampled_finish_list_entries(
+          record.sample, shape.rows, shape.row_length, split.blocks_per_row, sizeof(T), options,
+          sortlab::shared_memory_per_block_optin());
+      const bool fits =
+          record.sample_read && record.sample_kept >= k && record.sample_kept <= list_entries;
       expected = fits ? (record.sampled ? 1u : 2u) : 0u;
     } else {
       for (std::size_t p = 0; p < record.passes.size(); ++p)
@@ -725,8 +729,11 @@ TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
             std::vector<std::int64_t> indices;
             stage07::model_topk_row_blocks(first_row, k, options, kSpan, values, indices, &record);
             ASSERT_TRUE(record.sample.enabled);
-            const bool fits = record.sample_read && record.sample_kept >= k &&
-                              record.sample_kept <= stage07::kOneBlockListEntries;
+            const std::size_t list_entries = stage07::sampled_finish_list_entries(
+                record.sample, shape.rows, shape.row_length, (shape.row_length + kSpan - 1) / kSpan,
+                sizeof(T), options, sortlab::shared_memory_per_block_optin());
+            const bool fits =
+                record.sample_read && record.sample_kept >= k && record.sample_kept <= list_entries;
             worked += fits && record.sampled ? 1 : 0;
             repaired += fits && !record.sampled ? 1 : 0;
             read_row += fits ? 0 : 1;
@@ -737,6 +744,68 @@ TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
   EXPECT_GT(worked, 0u);
   EXPECT_GT(repaired, 0u);
   EXPECT_GT(read_row, 0u);
+}
+
+/// The one-block finish with the large list (kSampledListEntries, dynamic shared memory): rows
+/// of 128256 over 8 blocks of 16384 (64 regions), k = 1024 and 2048, where the plan expects
+/// about 1900 and 2900 entries, so the collect, the re-read of overflowed regions (rising rows put
+/// thousands of entries in one warp's part), the in-place filter and the answer sort all see
+/// lists past 2048; every distribution, both directions, sorted and unsorted. Skipped where the
+/// device cannot give a block the list's bytes (then the digit passes run: the other tests).
+template <typename T>
+void check_large_sampled_lists(std::uint64_t seed) {
+  const Shape shape{2, 128256};
+  constexpr std::size_t kSpan = 16384;
+  const std::size_t n = shape.rows * shape.row_length;
+  if (n > max_test_n()) GTEST_SKIP() << "2 x 128256 exceeds SORTLAB_TEST_MAX_N";
+  std::size_t large = 0, past_small = 0;
+  for (sortlab::Distribution distribution : sortlab::all_distributions()) {
+    const auto input = sortlab::generate_keys<T>(distribution, n, seed + 17 * n);
+    const std::vector<T> first_row(input.begin(),
+                                   input.begin() + static_cast<std::ptrdiff_t>(shape.row_length));
+    for (std::size_t k : {std::size_t{1024}, std::size_t{2048}})
+      for (bool largest : {true, false})
+        for (bool sorted : {true, false}) {
+          TopkOptions options{largest, sorted};
+          options.values_per_block = kSpan;
+          options.sample = stage07::TopkSample::kOn;
+          SCOPED_TRACE(sortlab::to_string(distribution) + " k=" + std::to_string(k) +
+                       (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
+          const stage07::SamplePlan plan =
+              stage07::sample_plan(shape.row_length, k, shape.row_length / kSpan + 1,
+                                   stage07::candidate_capacity(shape.row_length), true);
+          const std::size_t list_entries = stage07::sampled_finish_list_entries(
+              plan, shape.rows, shape.row_length, shape.row_length / kSpan + 1, sizeof(T), options,
+              sortlab::shared_memory_per_block_optin());
+          if (list_entries != stage07::kSampledListEntries)
+            GTEST_SKIP() << "this device or plan does not take the large list";
+          const std::string difference = run_and_compare(input, shape, k, options);
+          ASSERT_TRUE(difference.empty()) << difference;
+          ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kSampledOneBlock);
+          stage07::BlockedGather record;
+          std::vector<T> values;
+          std::vector<std::int64_t> indices;
+          stage07::model_topk_row_blocks(first_row, k, options, kSpan, values, indices, &record);
+          ++large;
+          past_small += record.sample_read && record.sample_kept >= k &&
+                                record.sample_kept > stage07::kOneBlockListEntries &&
+                                record.sample_kept <= list_entries
+                            ? 1
+                            : 0;
+        }
+  }
+  EXPECT_GT(large, 0u);
+  EXPECT_GT(past_small, 0u) << "no row's list went past 2048 entries";
+}
+
+TEST(Stage07GpuSampledLists, LargeListF32) {
+  check_large_sampled_lists<float>(test_seed());
+}
+TEST(Stage07GpuSampledLists, LargeListF64) {
+  check_large_sampled_lists<double>(test_seed());
+}
+TEST(Stage07GpuSampledLists, LargeListBf16) {
+  check_large_sampled_lists<__nv_bfloat16>(test_seed());
 }
 
 // The cluster schedule on LLM sampling shapes (vocabularies of 32000 to 151936 logits), with
@@ -843,7 +912,7 @@ void check_sampled_batches(std::uint64_t seed) {
   };
   const std::vector<Case> cases = {{{64, 32000}, 50},   {{64, 32000}, 1024}, {{16, 70001}, 50},
                                    {{16, 70001}, 1024}, {{64, 65537}, 50},   {{64, 65537}, 2048},
-                                   {{130, 40000}, 200}, {{250, 64000}, 50}};
+                                   {{130, 40000}, 200}, {{250, 64000}, 50},  {{64, 65537}, 4000}};
   const std::size_t target = stage07::multi_block_target(sortlab::multiprocessor_count());
   std::size_t one_block = 0, passes = 0;
   for (const Case& c : cases) {
@@ -854,6 +923,7 @@ void check_sampled_batches(std::uint64_t seed) {
           sortlab::Distribution::kSorted}) {
       const auto input = sortlab::generate_keys<T>(distribution, n, seed + n + c.k);
       TopkOptions options;
+      options.sorted = c.k <= stage07::kMaxSortedK;
       SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
                    " rows=" + std::to_string(c.shape.rows) + " k=" + std::to_string(c.k));
       const stage07::RowSplit split =
@@ -863,11 +933,12 @@ void check_sampled_batches(std::uint64_t seed) {
       if (!split.several_blocks) continue;  // 16 rows with k = 1024: the rule's other schedules
       // Where the list fits one block (the regions: one per thread of a block), one block per
       // row finishes; elsewhere the digit passes run.
-      const bool fits = stage07::sampled_rows_fit_one_block(
-          stage07::sample_plan(c.shape.row_length, c.k, split.blocks_per_row,
-                               stage07::candidate_capacity(c.shape.row_length), true),
-          c.shape.row_length, split.blocks_per_row, stage07::kOneBlockListEntries,
-          stage07::kBlockThreads);
+      const bool fits =
+          stage07::sampled_finish_list_entries(
+              stage07::sample_plan(c.shape.row_length, c.k, split.blocks_per_row,
+                                   stage07::candidate_capacity(c.shape.row_length), true),
+              c.shape.rows, c.shape.row_length, split.blocks_per_row, sizeof(T), options,
+              sortlab::shared_memory_per_block_optin()) != 0;
       ASSERT_EQ(stage07::last_topk_path(),
                 fits ? stage07::TopkPath::kSampledOneBlock : stage07::TopkPath::kSeveralBlocks);
       (fits ? one_block : passes) += 1;

@@ -613,8 +613,8 @@ TEST(Stage07Filter, UniformRowsWithTheSampleReadTheRowOnce) {
   stage07::model_topk_row_blocks(row, 64, TopkOptions{}, 4096, values, indices, &record);
   ASSERT_TRUE(record.sample.enabled);
   EXPECT_EQ(record.sample.samples, 4096u);
-  // mu = 4096 x 64 / 65536 = 4: r = ceil(4 + 3 x 2 + 4) = 14, about 14 x 16 = 224 values kept.
-  EXPECT_EQ(record.sample.rank, 14u);
+  // mu = 4096 x 64 / 65536 = 4: r = ceil(4 + 4 x 2 + 4) = 16, about 16 x 16 = 256 values kept.
+  EXPECT_EQ(record.sample.rank, 16u);
   EXPECT_EQ(record.sample.warp_cap, 4096u / (16 * stage07::kSampleWarps));
   ASSERT_TRUE(record.sample_read);
   ASSERT_TRUE(record.sampled);
@@ -650,7 +650,7 @@ TEST(Stage07Filter, SortedRowsOverflowAWarpRegionAndFallBack) {
 
 TEST(Stage07Sample, PlanArithmetic) {
   using stage07::sample_plan;
-  // One row of 2^28 in 528 blocks, k = 1024: mu = 4096 x 1024 / 2^28 = 1/64, r = ceil(4.39) = 5.
+  // One row of 2^28 in 528 blocks, k = 1024: mu = 4096 x 1024 / 2^28 = 1/64, r = ceil(4.52) = 5.
   const std::size_t n = std::size_t{1} << 28;
   auto plan = sample_plan(n, 1024, 528, stage07::candidate_capacity(n), true);
   ASSERT_TRUE(plan.enabled);
@@ -660,16 +660,16 @@ TEST(Stage07Sample, PlanArithmetic) {
   EXPECT_FALSE(sample_plan(n, 1024, 528, stage07::candidate_capacity(n), false).enabled);
   // k = 1: r = ceil(4 + a little) = 5 (the bound is the fifth largest sample).
   EXPECT_EQ(sample_plan(n, 1, 528, stage07::candidate_capacity(n), true).rank, 5u);
-  // 1% of 2^28 (2684354): mu = 40.96, r = ceil(40.96 + 19.2 + 4) = 65, 65 x 2^16 kept values,
+  // 1% of 2^28 (2684354): mu = 40.96, r = ceil(40.96 + 25.6 + 4) = 71, 71 x 2^16 kept values,
   // under half of the 2^24-entry list.
   plan = sample_plan(n, 2684354, 528, stage07::candidate_capacity(n), true);
   ASSERT_TRUE(plan.enabled);
-  EXPECT_EQ(plan.rank, 65u);
-  // A vocabulary of 128256 in 32 blocks, k = 2048: S = 4096, mu = 65.4, r = ceil(65.4 + 24.3 +
-  // 4) = 94, about 2944 kept, under half of the 8016-entry list.
+  EXPECT_EQ(plan.rank, 71u);
+  // A vocabulary of 128256 in 32 blocks, k = 2048: S = 4096, mu = 65.4, r = ceil(65.4 + 32.3 +
+  // 4) = 102, about 3194 kept, under half of the 8016-entry list.
   plan = sample_plan(128256, 2048, 32, stage07::candidate_capacity(128256), true);
   ASSERT_TRUE(plan.enabled);
-  EXPECT_EQ(plan.rank, 94u);
+  EXPECT_EQ(plan.rank, 102u);
   EXPECT_EQ(plan.warp_cap, 8016u / (32 * stage07::kSampleWarps));
   // k = 2048 of 32000: about a tenth of the row would be kept, more than half the list.
   EXPECT_FALSE(sample_plan(32000, 2048, 8, stage07::candidate_capacity(32000), true).enabled);
@@ -677,13 +677,14 @@ TEST(Stage07Sample, PlanArithmetic) {
   EXPECT_FALSE(sample_plan(1023, 1, 1, stage07::candidate_capacity(1023), true).enabled);
   // Short rows: S is a power of two, at most n / 16. Below 4096 values S = 128 keeps, for
   // k = 1, r = 5 samples' worth of the row (about 5 n / 128), more than half of the n / 16 list;
-  // 4096 values draw 256 samples and keep 5 x 16 = 80, under half the 256-entry list.
+  // 4096 values draw 256 samples, r = ceil(1/16 + 4/4 + 4) = 6, and keep 6 x 16 = 96, under half
+  // the 256-entry list.
   EXPECT_FALSE(sample_plan(4095, 1, 1, stage07::candidate_capacity(4095), true).enabled);
   plan = sample_plan(4096, 1, 1, stage07::candidate_capacity(4096), true);
   ASSERT_TRUE(plan.enabled);
   EXPECT_EQ(plan.samples, 256u);
   EXPECT_EQ(plan.log2_samples, 8);
-  EXPECT_EQ(plan.rank, 5u);
+  EXPECT_EQ(plan.rank, 6u);
   // Every warp of every block needs a region of at least one entry.
   EXPECT_TRUE(sample_plan(65536, 1, 512, stage07::candidate_capacity(65536), true).enabled);
   EXPECT_FALSE(sample_plan(65536, 1, 513, stage07::candidate_capacity(65536), true).enabled);
@@ -1344,6 +1345,64 @@ TEST(Stage07Schedule, SampledBatchSplit) {
   TopkOptions cluster;
   cluster.cluster_blocks = 4;
   EXPECT_FALSE(split(64, 128256, 50, cluster).several_blocks);
+}
+
+// Where topk() finishes sampled rows in one block, and with which list: 2048 entries where
+// twice the expected list fits them (k = 50 of a vocabulary), 8192 where it fits those and the
+// device lets a block take their bytes (k = 1024 and 2048: an H100's 227 KiB does, sm_75's 64
+// KiB does not for 32-bit values), none for k = 4000 of 65537 values, rows longer than
+// kSampledOneBlockMaxLength, or more regions than threads.
+TEST(Stage07Schedule, SampledRowsListEntries) {
+  const auto entries = [](std::size_t length, std::size_t k, std::size_t blocks,
+                          std::size_t value_bytes = 4, std::size_t optin = 227 * 1024) {
+    const stage07::SamplePlan plan =
+        stage07::sample_plan(length, k, blocks, stage07::candidate_capacity(length), true);
+    return stage07::sampled_rows_list_entries(plan, length, blocks, value_bytes, optin);
+  };
+  constexpr std::size_t kSmall = stage07::kOneBlockListEntries;
+  constexpr std::size_t kLarge = stage07::kSampledListEntries;
+  EXPECT_EQ(entries(128256, 50, 4), kSmall);
+  EXPECT_EQ(entries(128256, 50, 4, 4, 64 * 1024), kSmall);  // no opt-in needed
+  EXPECT_EQ(entries(128256, 1024, 4), kLarge);
+  EXPECT_EQ(entries(128256, 2048, 4), kLarge);
+  EXPECT_EQ(entries(151936, 2048, 8, 8), kLarge);  // f64: about 97 KiB
+  EXPECT_EQ(entries(128256, 2048, 4, 4, 64 * 1024), 0u);
+  EXPECT_EQ(entries(128256, 2048, 4, 2, 64 * 1024), kLarge);  // 16-bit values: about 49 KiB
+  EXPECT_EQ(entries(151936, 2048, 8, 8, 96 * 1024), 0u);
+  EXPECT_EQ(entries(65537, 4000, 8), 0u);
+  EXPECT_EQ(entries(128256, 50, 33), 0u);  // 264 regions: more than one per thread
+  EXPECT_EQ(entries(stage07::kSampledOneBlockMaxLength + 1, 50, 8), 0u);
+  EXPECT_EQ(entries(stage07::kSampledOneBlockMaxLength, 50, 8), kSmall);
+}
+
+// What topk() takes (sampled_finish_list_entries()): the list above, except that the rule's own
+// split gives 16-bit values the large list only from kSampledLargeListMinRows16 rows on, a forced
+// span takes whatever fits, and a forced schedule never finishes in one block.
+TEST(Stage07Schedule, SampledFinishListEntries) {
+  const auto entries = [](std::size_t rows, std::size_t length, std::size_t k,
+                          std::size_t value_bytes, const TopkOptions& options) {
+    const std::size_t blocks = 4;
+    const stage07::SamplePlan plan =
+        stage07::sample_plan(length, k, blocks, stage07::candidate_capacity(length), true);
+    return stage07::sampled_finish_list_entries(plan, rows, length, blocks, value_bytes, options,
+                                                227 * 1024);
+  };
+  constexpr std::size_t kSmall = stage07::kOneBlockListEntries;
+  constexpr std::size_t kLarge = stage07::kSampledListEntries;
+  constexpr std::size_t kMinRows = stage07::kSampledLargeListMinRows16;
+  const TopkOptions rule;
+  TopkOptions span;
+  span.values_per_block = 32256;
+  TopkOptions forced;
+  forced.schedule = stage07::TopkSchedule::kBlocksPerRow;
+  EXPECT_EQ(entries(128, 128256, 2048, 4, rule), kLarge);
+  EXPECT_EQ(entries(128, 128256, 2048, 2, rule), 0u);
+  EXPECT_EQ(entries(kMinRows - 1, 128256, 1024, 2, rule), 0u);
+  EXPECT_EQ(entries(kMinRows, 128256, 1024, 2, rule), kLarge);
+  EXPECT_EQ(entries(2, 128256, 2048, 2, span), kLarge);
+  EXPECT_EQ(entries(64, 128256, 50, 2, rule), kSmall);  // the small list: no row rule
+  EXPECT_EQ(entries(128, 128256, 50, 4, forced), 0u);
+  EXPECT_EQ(entries(128, 128256, 2048, 4, forced), 0u);
 }
 
 // A forced cluster schedule refuses what it cannot run, before any CUDA call; it needs no
