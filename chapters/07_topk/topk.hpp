@@ -598,8 +598,9 @@ struct RowState {
   /// exactly how many entries pass p keeps; bit 0 by the last block of pass 0 when the sample
   /// pass worked (pass 0 then read the sample pass's list 1 and copied it to list 0). On the
   /// path TopkPath::kSampledOneBlock: 1 when the row's block selected from the sampled list, 2
-  /// when it did so after re-reading the parts of the regions that overflowed, 0 when it read the
-  /// row.
+  /// when it did so after re-reading the parts of the regions that overflowed, 3
+  /// (kListedAtBound) when the sample predicted an overflow and the bound was the k-th value (it
+  /// counted and gathered at the bound, two reads of the row), 0 when it selected from the row.
   std::uint32_t listed;
   /// Entries of list 0 / list 1 reserved so far by the blocks of the pass that writes it (an
   /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes. The sample

@@ -971,13 +971,13 @@ namespace {
 
 // ---- sortlab trace --stage 7: top-k on its CPU model --------------------------------------------
 
-// The sample read: 4096 values draw 256 samples (the bound is the 5th largest for k = 1) and one
-// read keeps about 80 values, among them the answer; six values draw none.
+// The sample read: 4096 values draw 256 samples (the bound is the 6th largest for k = 1) and one
+// read keeps about 96 values, among them the answer; six values draw none.
 TEST(SortlabTraceTopk, ShowsTheSampleRead) {
   CliResult r = cli({"trace", "--stage", "7", "--type", "u32", "--n", "4096", "--k", "1"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("256 samples (one per stratum of 16 values)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("the bound is the sample's 5th largest (r = ceil(mu + 3 sqrt(mu) + 4))"),
+  EXPECT_NE(r.out.find("the bound is the sample's 6th largest (r = ceil(mu + 4 sqrt(mu) + 4))"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("the kernel's passes count these"), std::string::npos) << r.out;

@@ -112,6 +112,19 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(
   return schedules;
 }
 
+/// Whether the model's sample pass predicted an overflow (it skipped its read) with a bound that
+/// is the k-th value of the row: the select bits of the worst of the model's answers \p values.
+/// Then the one-block finish gathers at the bound (kListedAtBound).
+template <typename T>
+bool sampled_bound_is_kth(const stage07::BlockedGather& record, const std::vector<T>& values,
+                          bool largest) {
+  if (!record.sample.enabled || record.sample_read || values.empty()) return false;
+  using Bits = typename stage07::SelectKey<T>::Bits;
+  Bits kth = stage07::SelectKey<T>::bits(values.front(), largest);
+  for (const T& value : values) kth = std::min(kth, stage07::SelectKey<T>::bits(value, largest));
+  return static_cast<std::uint64_t>(kth) == record.sample_bound;
+}
+
 /// After a call that ran the several-blocks-per-row schedule with scratch \p temp: which passes
 /// filtered in every row (RowState::listed, read back from the scratch) against the CPU model's
 /// (model_topk_row_blocks() with the call's span: the digit passes' decisions depend only on the
@@ -165,14 +178,19 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
     std::uint32_t expected = 0;
     if (sampled_one_block) {
       // 1: the list worked; 2: it worked once the overflowed regions' parts were re-read (the
-      // model's sample read, kept at least k, but a region overflowed); 0: the row was read.
+      // model's sample read, kept at least k, but a region overflowed); 3 (kListedAtBound): the
+      // sample predicted an overflow and its bound is the k-th value; 0: the row was selected
+      // from.
       // The list topk() picked (sampled_finish_list_entries()) bounds what "worked" means.
       const std::size_t list_entries = stage07::sampled_finish_list_entries(
           record.sample, shape.rows, shape.row_length, split.blocks_per_row, sizeof(T), options,
           sortlab::shared_memory_per_block_optin());
       const bool fits =
           record.sample_read && record.sample_kept >= k && record.sample_kept <= list_entries;
-      expected = fits ? (record.sampled ? 1u : 2u) : 0u;
+      expected = fits ? (record.sampled ? 1u : 2u)
+                      : sampled_bound_is_kth(record, values, options.largest)
+                          ? stage07::kListedAtBound
+                          : 0u;
     } else {
       for (std::size_t p = 0; p < record.passes.size(); ++p)
         if (record.passes[p].wrote_lists) expected |= 1u << p;
@@ -694,14 +712,16 @@ TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
 // 2 x 516 of the 2048 entries a block holds), so every call takes the path. Rows whose lists fit
 // (mostly uniform ones at k = 33 and 64) are selected from them; sorted rows overflow one warp's
 // region, and the block re-reads that warp's part for the list; all-equal rows are caught by the
-// sample, and then the block reads its row instead. compare_filter_flags() checks, row by row,
-// which of the three the block did against the model; the test checks the path of every call and
-// that all three outcomes occurred.
+// sample, whose bound is then the k-th value, and the block gathers at the bound; a row of 100
+// large values over a tie (below) is caught by the sample too, but its bound lies in the tie,
+// below the k-th value, and the block selects from the row. compare_filter_flags() checks, row by
+// row, which of the four the block did against the model; the test checks the path of every call
+// and that all four outcomes occurred.
 TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
   constexpr std::size_t kSpan = 1024;
-  std::size_t worked = 0, repaired = 0, read_row = 0, shapes_run = 0;
+  std::size_t worked = 0, repaired = 0, at_bound = 0, read_row = 0, shapes_run = 0;
   const std::vector<Shape> shapes = {Shape{1, 9216}, Shape{2, 16411}, Shape{1, 24000}};
   for (const Shape& shape : shapes) {
     if (shape.rows * shape.row_length > max_test_n()) continue;
@@ -734,15 +754,50 @@ TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
                 sizeof(T), options, sortlab::shared_memory_per_block_optin());
             const bool fits =
                 record.sample_read && record.sample_kept >= k && record.sample_kept <= list_entries;
+            const bool bound_is_kth = sampled_bound_is_kth(record, values, largest);
             worked += fits && record.sampled ? 1 : 0;
             repaired += fits && !record.sampled ? 1 : 0;
-            read_row += fits ? 0 : 1;
+            at_bound += !fits && bound_is_kth ? 1 : 0;
+            read_row += fits || bound_is_kth ? 0 : 1;
           }
     }
   }
   if (shapes_run == 0) GTEST_SKIP() << "every shape exceeds SORTLAB_TEST_MAX_N";
+  // A row the sample catches whose bound is not the k-th value: 100 distinct large values (about
+  // 6 of the 1024 samples, fewer than the bound's rank, 12 at k = 33) spread over a tie of the
+  // rest, so the bound is the tie's value, below the 33rd largest.
+  const Shape tie_row{1, 16411};
+  if (tie_row.row_length <= max_test_n()) {
+    using Bits = typename stage07::SelectKey<T>::Bits;
+    constexpr int kTop = stage07::SelectKey<T>::kNumBits - stage07::kDigitBits;
+    constexpr std::size_t k = 33;
+    for (bool largest : {true, false}) {
+      std::vector<T> row(tie_row.row_length, stage07::value_from_select_bits<T>(
+                                                 static_cast<Bits>(Bits{0x10} << kTop), largest));
+      for (std::size_t i = 0; i < 100; ++i)
+        row[i * 163] = stage07::value_from_select_bits<T>(
+            static_cast<Bits>((Bits{0xf0} << kTop) | static_cast<Bits>(i)), largest);
+      TopkOptions options{largest, true};
+      options.values_per_block = kSpan;
+      options.sample = stage07::TopkSample::kOn;
+      SCOPED_TRACE(std::string("100 large values over a tie, ") +
+                   (largest ? "largest" : "smallest"));
+      const std::string difference = run_and_compare(row, tie_row, k, options);
+      ASSERT_TRUE(difference.empty()) << difference;
+      ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kSampledOneBlock);
+      stage07::BlockedGather record;
+      std::vector<T> values;
+      std::vector<std::int64_t> indices;
+      stage07::model_topk_row_blocks(row, k, options, kSpan, values, indices, &record);
+      ASSERT_TRUE(record.sample.enabled);
+      EXPECT_FALSE(record.sample_read);  // the sample predicted an overflow
+      EXPECT_FALSE(sampled_bound_is_kth(record, values, largest));
+      read_row += record.sample_read || sampled_bound_is_kth(record, values, largest) ? 0 : 1;
+    }
+  }
   EXPECT_GT(worked, 0u);
   EXPECT_GT(repaired, 0u);
+  EXPECT_GT(at_bound, 0u);
   EXPECT_GT(read_row, 0u);
 }
 
