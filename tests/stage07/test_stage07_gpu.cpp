@@ -188,9 +188,8 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
       const bool fits =
           record.sample_read && record.sample_kept >= k && record.sample_kept <= list_entries;
       expected = fits ? (record.sampled ? 1u : 2u)
-                      : sampled_bound_is_kth(record, values, options.largest)
-                          ? stage07::kListedAtBound
-                          : 0u;
+                 : sampled_bound_is_kth(record, values, options.largest) ? stage07::kListedAtBound
+                                                                         : 0u;
     } else {
       for (std::size_t p = 0; p < record.passes.size(); ++p)
         if (record.passes[p].wrote_lists) expected |= 1u << p;
