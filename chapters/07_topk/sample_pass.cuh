@@ -147,6 +147,24 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
       // read `desired`).
       if (block == 0) state->desired = bound;
     }
+    // count at the bound: the row's blocks in parallel, so that the one-block finish needs no
+    // read of the row to know whether the bound is the k-th value.
+    if (arrays.count_at_bound) {
+      std::uint32_t beyond = 0, equal = 0;
+      block_for_each_value<kBlockThreads, kCountVectorsPerThread>(
+          row + begin, static_cast<std::uint32_t>(end - begin), [&](const T& value) {
+            const Bits bits = SelectKey<T>::bits(value, arrays.largest);
+            beyond += bits > bound ? 1u : 0u;
+            equal += bits == bound ? 1u : 0u;
+          });
+      std::uint32_t beyond_total = 0, equal_total = 0;
+      block_exclusive_sum<kBlockThreads>(beyond, storage.scan, beyond_total);
+      block_exclusive_sum<kBlockThreads>(equal, storage.scan, equal_total);
+      if (threadIdx.x == 0) {
+        atomicAdd(&state->fill[0], beyond_total);
+        atomicAdd(&state->fill[1], equal_total);
+      }
+    }
     return;
   }
   // Every block of the row found the same bound; one keeps it for topk_sampled_rows_kernel,
@@ -169,35 +187,24 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
 }
 
 /// For a row whose sample predicted an overflow (many of its values share the bound: few
-/// distinct values), phase **count at the bound**: one read of the row counts its values beyond
-/// the bound and equal to it. When the bound is the k-th value itself (beyond < k <= beyond +
-/// equal, the usual case for such rows), the answers are every value beyond it and the
-/// k - beyond lowest columns equal to it: phase **gather** reads the row once more with that
-/// plan, and the answers are sorted, in place of radix_select_row()'s digit passes over the row
-/// (two reads instead of five for 32-bit values). Returns false, having written nothing, when the
-/// bound is not the k-th value. All threads of the block call it.
+/// distinct values): the sample pass's blocks counted the row's values beyond the bound and
+/// equal to it (\p beyond_total, \p equal_total). When the bound is the k-th value itself
+/// (beyond < k <= beyond + equal, the usual case for such rows), the answers are every value
+/// beyond it and the k - beyond lowest columns equal to it: phase **gather** walks the row with
+/// that plan, stopping once all are written, and the answers are sorted, in place of
+/// radix_select_row()'s digit passes over the row. Returns false, having written nothing, when
+/// the bound is not the k-th value. All threads of the block call it.
 /// \param arrays the call's arrays
 /// \param row_index the block's row
 /// \param bound the sample pass's bound (RowState::desired), select bits
+/// \param beyond_total values of the row beyond the bound (RowState::fill[0])
+/// \param equal_total values of the row equal to it (RowState::fill[1])
 /// \param storage the block's shared storage (select scratch and answer sort)
 template <typename T, typename Storage>
-__device__ __forceinline__ bool gather_at_sampled_bound(const TopkArrays<T>& arrays,
-                                                        std::size_t row_index,
-                                                        typename SelectKey<T>::Bits bound,
-                                                        Storage& storage) {
+__device__ __forceinline__ bool gather_at_sampled_bound(
+    const TopkArrays<T>& arrays, std::size_t row_index, typename SelectKey<T>::Bits bound,
+    std::uint32_t beyond_total, std::uint32_t equal_total, Storage& storage) {
   using Bits = typename SelectKey<T>::Bits;
-  const T* row = arrays.values_in + row_index * arrays.row_length;
-  // count at the bound
-  std::uint32_t beyond = 0, equal = 0;
-  block_for_each_value<kBlockThreads, kCountVectorsPerThread>(
-      row, arrays.row_length, [&](const T& value) {
-        const Bits bits = SelectKey<T>::bits(value, arrays.largest);
-        beyond += bits > bound ? 1u : 0u;
-        equal += bits == bound ? 1u : 0u;
-      });
-  std::uint32_t beyond_total = 0, equal_total = 0;
-  block_exclusive_sum<kBlockThreads>(beyond, storage.work.select.scan, beyond_total);
-  block_exclusive_sum<kBlockThreads>(equal, storage.work.select.scan, equal_total);
   const std::uint32_t k = arrays.k;
   if (!(beyond_total < k && beyond_total + equal_total >= k)) return false;
   // gather
@@ -209,6 +216,7 @@ __device__ __forceinline__ bool gather_at_sampled_bound(const TopkArrays<T>& arr
   plan.beyond_in_span = beyond_total;  // the whole row is the span
   plan.equal_first = 0;
   plan.equal_in_span = equal_total;
+  const T* row = arrays.values_in + row_index * arrays.row_length;
   const ValueSource<T> whole_row{row, nullptr, 0, arrays.row_length};
   T* values_out = arrays.values_out + row_index * k;
   std::int64_t* indices_out = arrays.indices_out + row_index * k;
@@ -281,10 +289,12 @@ __global__ void __launch_bounds__(kBlockThreads)
   const bool worked = (failed & kSamplePredictsOverflow) == 0 && total >= arrays.k &&
                       total <= static_cast<std::uint32_t>(kEntries) &&
                       regions <= kMaxSampledRegions;
-  // A row of few distinct values: try the bound as the k-th value (two reads of the row).
+  // A row of few distinct values: try the bound as the k-th value (the sample pass counted the
+  // row at the bound).
   if (!worked && (failed & kSamplePredictsOverflow) != 0) {
     const Bits bound = static_cast<Bits>(__ldcg(&state->desired));
-    if (gather_at_sampled_bound<T>(arrays, row_index, bound, storage)) {
+    if (gather_at_sampled_bound<T>(arrays, row_index, bound, __ldcg(&state->fill[0]),
+                                   __ldcg(&state->fill[1]), storage)) {
       if (threadIdx.x == 0) state->listed = kListedAtBound;
       return;
     }

@@ -604,7 +604,9 @@ struct RowState {
   std::uint32_t listed;
   /// Entries of list 0 / list 1 reserved so far by the blocks of the pass that writes it (an
   /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes. The sample
-  /// pass adds its entries to fill[1], which pass 0 reads before its last block zeroes it.
+  /// pass adds its entries to fill[1], which pass 0 reads before its last block zeroes it. On the
+  /// path TopkPath::kSampledOneBlock, where the sample predicts an overflow, the sample pass's
+  /// blocks add the row's values beyond the bound to fill[0] and those equal to it to fill[1].
   std::uint32_t fill[2];
   /// Nonzero when the sample pass (sample_pass.cuh) failed for this row: a warp's values at or
   /// above the bound overflowed its region (bit kSampleRegionOverflowed), or the sample predicted
