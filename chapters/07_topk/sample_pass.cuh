@@ -29,17 +29,19 @@ namespace sortlab::stage07 {
 /// `row[part_begin, part_end)` whose select bits are at least \p bound, with its column, to
 /// `out_values` / `out_columns` in column order, writing at most \p cap entries; returns how
 /// many there are (possibly more than \p cap: the caller then knows the region overflowed).
-/// Most steps keep nothing, and one vote skips their scan.
-template <typename T>
+/// Most steps keep nothing, and one vote skips their scan. With \p kCountBeyond it also counts
+/// the part's values strictly beyond the bound into \p beyond (the same in every lane).
+template <typename T, bool kCountBeyond = false>
 __device__ __forceinline__ std::uint32_t warp_filter_at_or_above(
     const T* row, std::uint32_t part_begin, std::uint32_t part_end,
     typename SelectKey<T>::Bits bound, bool largest, T* out_values, std::uint32_t* out_columns,
-    std::uint32_t cap) {
+    std::uint32_t cap, std::uint32_t* beyond = nullptr) {
   using Bits = typename SelectKey<T>::Bits;
   constexpr std::uint32_t kPerVector = sizeof(uint4) / sizeof(T);
   constexpr int kVectors = kCountVectorsPerThread;
   const unsigned lane = threadIdx.x & 31u;
   std::uint32_t written = 0;  // the same in every lane
+  std::uint32_t lane_beyond = 0;
   // One lane's entries of one step, ranked: where the lane's first kept entry goes.
   const auto place = [&](std::uint32_t kept_here) {
     const std::uint32_t inclusive = warp_inclusive_sum(kept_here);
@@ -69,8 +71,11 @@ __device__ __forceinline__ std::uint32_t warp_filter_at_or_above(
         memcpy(items, &loaded[u], sizeof(uint4));
         kept[u] = 0;
 #pragma unroll
-        for (std::uint32_t e = 0; e < kPerVector; ++e)
-          if (w < whole && SelectKey<T>::bits(items[e], largest) >= bound) kept[u] |= 1u << e;
+        for (std::uint32_t e = 0; e < kPerVector; ++e) {
+          const Bits bits = SelectKey<T>::bits(items[e], largest);
+          if (w < whole && bits >= bound) kept[u] |= 1u << e;
+          if constexpr (kCountBeyond) lane_beyond += w < whole && bits > bound ? 1u : 0u;
+        }
         any = any || kept[u] != 0;
       }
       if (!__any_sync(0xffffffffu, any)) continue;
@@ -106,7 +111,9 @@ __device__ __forceinline__ std::uint32_t warp_filter_at_or_above(
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t i = step + static_cast<std::uint32_t>(j) * 32u + lane;
-      const bool keep = i < length && SelectKey<T>::bits(items[j], largest) >= bound;
+      const Bits bits = SelectKey<T>::bits(items[j], largest);
+      const bool keep = i < length && bits >= bound;
+      if constexpr (kCountBeyond) lane_beyond += i < length && bits > bound ? 1u : 0u;
       const std::uint32_t at = place(keep ? 1u : 0u);
       if (keep && at < cap) {
         out_values[at] = items[j];
@@ -114,6 +121,8 @@ __device__ __forceinline__ std::uint32_t warp_filter_at_or_above(
       }
     }
   }
+  if constexpr (kCountBeyond)
+    *beyond = __shfl_sync(0xffffffffu, warp_inclusive_sum(lane_beyond), 31);
   return written;
 }
 
@@ -147,6 +156,24 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
       // read `desired`).
       if (block == 0) state->desired = bound;
     }
+    // count at the bound: the row's blocks in parallel, so that the one-block finish needs no
+    // read of the row to know whether the bound is the k-th value.
+    if (arrays.count_at_bound) {
+      std::uint32_t beyond = 0, equal = 0;
+      block_for_each_value<kBlockThreads, kCountVectorsPerThread>(
+          row + begin, static_cast<std::uint32_t>(end - begin), [&](const T& value) {
+            const Bits bits = SelectKey<T>::bits(value, arrays.largest);
+            beyond += bits > bound ? 1u : 0u;
+            equal += bits == bound ? 1u : 0u;
+          });
+      std::uint32_t beyond_total = 0, equal_total = 0;
+      block_exclusive_sum<kBlockThreads>(beyond, storage.scan, beyond_total);
+      block_exclusive_sum<kBlockThreads>(equal, storage.scan, equal_total);
+      if (threadIdx.x == 0) {
+        atomicAdd(&state->fill[0], beyond_total);
+        atomicAdd(&state->fill[1], beyond_total + equal_total);
+      }
+    }
     return;
   }
   // Every block of the row found the same bound; one keeps it for topk_sampled_rows_kernel,
@@ -158,46 +185,45 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
             part_end);
   const std::size_t region = row_index * arrays.list_capacity +
                              (block * kSampleWarps + warp) * std::size_t{arrays.sample.warp_cap};
-  const std::uint32_t kept = warp_filter_at_or_above<T>(
-      row, part_begin, part_end, bound, arrays.largest, arrays.list_values[1] + region,
-      arrays.list_columns[1] + region, arrays.sample.warp_cap);
+  // With the one-block finish after it, the values strictly beyond the bound are counted too
+  // (fill[0]), so that a row whose list overflows can still be gathered at the bound.
+  std::uint32_t beyond = 0;
+  const std::uint32_t kept =
+      arrays.count_at_bound
+          ? warp_filter_at_or_above<T, true>(
+                row, part_begin, part_end, bound, arrays.largest, arrays.list_values[1] + region,
+                arrays.list_columns[1] + region, arrays.sample.warp_cap, &beyond)
+          : warp_filter_at_or_above<T>(row, part_begin, part_end, bound, arrays.largest,
+                                       arrays.list_values[1] + region,
+                                       arrays.list_columns[1] + region, arrays.sample.warp_cap);
   if ((threadIdx.x & 31u) == 0) {
+    if (arrays.count_at_bound) atomicAdd(&state->fill[0], beyond);
     arrays.counts[slot * kNumDigits + warp] = kept;
     if (kept > arrays.sample.warp_cap) atomicOr(&state->sample_failed, kSampleRegionOverflowed);
     atomicAdd(&state->fill[1], kept);
   }
 }
 
-/// For a row whose sample predicted an overflow (many of its values share the bound: few
-/// distinct values), phase **count at the bound**: one read of the row counts its values beyond
-/// the bound and equal to it. When the bound is the k-th value itself (beyond < k <= beyond +
-/// equal, the usual case for such rows), the answers are every value beyond it and the
-/// k - beyond lowest columns equal to it: phase **gather** reads the row once more with that
-/// plan, and the answers are sorted, in place of radix_select_row()'s digit passes over the row
-/// (two reads instead of five for 32-bit values). Returns false, having written nothing, when the
-/// bound is not the k-th value. All threads of the block call it.
+/// For a row whose sampled list did not work (the sample predicted an overflow: many of its
+/// values share the bound, few distinct values; or the row kept more than the list holds): the
+/// sample pass's blocks counted the row's values beyond the bound and equal to it
+/// (\p beyond_total, \p equal_total). When the bound is the k-th value itself
+/// (beyond < k <= beyond + equal, the usual case for such rows), the answers are every value
+/// beyond it and the k - beyond lowest columns equal to it: phase **gather** walks the row with
+/// that plan, stopping once all are written, and the answers are sorted, in place of
+/// radix_select_row()'s digit passes over the row. Returns false, having written nothing, when
+/// the bound is not the k-th value. All threads of the block call it.
 /// \param arrays the call's arrays
 /// \param row_index the block's row
 /// \param bound the sample pass's bound (RowState::desired), select bits
+/// \param beyond_total values of the row beyond the bound (RowState::fill[0])
+/// \param equal_total values of the row equal to it (RowState::fill[1] less fill[0])
 /// \param storage the block's shared storage (select scratch and answer sort)
 template <typename T, typename Storage>
-__device__ __forceinline__ bool gather_at_sampled_bound(const TopkArrays<T>& arrays,
-                                                        std::size_t row_index,
-                                                        typename SelectKey<T>::Bits bound,
-                                                        Storage& storage) {
+__device__ __forceinline__ bool gather_at_sampled_bound(
+    const TopkArrays<T>& arrays, std::size_t row_index, typename SelectKey<T>::Bits bound,
+    std::uint32_t beyond_total, std::uint32_t equal_total, Storage& storage) {
   using Bits = typename SelectKey<T>::Bits;
-  const T* row = arrays.values_in + row_index * arrays.row_length;
-  // count at the bound
-  std::uint32_t beyond = 0, equal = 0;
-  block_for_each_value<kBlockThreads, kCountVectorsPerThread>(
-      row, arrays.row_length, [&](const T& value) {
-        const Bits bits = SelectKey<T>::bits(value, arrays.largest);
-        beyond += bits > bound ? 1u : 0u;
-        equal += bits == bound ? 1u : 0u;
-      });
-  std::uint32_t beyond_total = 0, equal_total = 0;
-  block_exclusive_sum<kBlockThreads>(beyond, storage.work.select.scan, beyond_total);
-  block_exclusive_sum<kBlockThreads>(equal, storage.work.select.scan, equal_total);
   const std::uint32_t k = arrays.k;
   if (!(beyond_total < k && beyond_total + equal_total >= k)) return false;
   // gather
@@ -209,6 +235,7 @@ __device__ __forceinline__ bool gather_at_sampled_bound(const TopkArrays<T>& arr
   plan.beyond_in_span = beyond_total;  // the whole row is the span
   plan.equal_first = 0;
   plan.equal_in_span = equal_total;
+  const T* row = arrays.values_in + row_index * arrays.row_length;
   const ValueSource<T> whole_row{row, nullptr, 0, arrays.row_length};
   T* values_out = arrays.values_out + row_index * k;
   std::int64_t* indices_out = arrays.indices_out + row_index * k;
@@ -281,10 +308,15 @@ __global__ void __launch_bounds__(kBlockThreads)
   const bool worked = (failed & kSamplePredictsOverflow) == 0 && total >= arrays.k &&
                       total <= static_cast<std::uint32_t>(kEntries) &&
                       regions <= kMaxSampledRegions;
-  // A row of few distinct values: try the bound as the k-th value (two reads of the row).
-  if (!worked && (failed & kSamplePredictsOverflow) != 0) {
+  // The list did not work: with few distinct values the sample predicted an overflow, or the row
+  // kept more than the list holds. Try the bound as the k-th value (the sample pass counted the
+  // row's values beyond it into fill[0] and at or above it into fill[1]); a bound above the
+  // k-th value (fewer than k kept) fails that test.
+  if (!worked) {
     const Bits bound = static_cast<Bits>(__ldcg(&state->desired));
-    if (gather_at_sampled_bound<T>(arrays, row_index, bound, storage)) {
+    const std::uint32_t beyond = __ldcg(&state->fill[0]);
+    if (gather_at_sampled_bound<T>(arrays, row_index, bound, beyond,
+                                   __ldcg(&state->fill[1]) - beyond, storage)) {
       if (threadIdx.x == 0) state->listed = kListedAtBound;
       return;
     }

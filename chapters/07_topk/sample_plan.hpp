@@ -54,9 +54,10 @@ inline constexpr std::uint32_t kSamplePredictsOverflow = 1u;
 /// region's count is exact (topk_sampled_rows_kernel re-reads only that warp's part).
 inline constexpr std::uint32_t kSampleRegionOverflowed = 2u;
 
-/// RowState::listed on the path TopkPath::kSampledOneBlock when the sample predicted an
-/// overflow and the row's block found that the bound is the k-th value: it gathered the answers
-/// from the row at the bound, without a digit pass (gather_at_sampled_bound()).
+/// RowState::listed on the path TopkPath::kSampledOneBlock when the sampled list did not work
+/// (the sample predicted an overflow, or the row kept more than the list holds) and the bound
+/// is the k-th value: the row's block gathered the answers from the row at the bound, without a
+/// digit pass (gather_at_sampled_bound()).
 inline constexpr std::uint32_t kListedAtBound = 3u;
 
 /// What the host decided for a call (the same for every row: it depends on the shape and k).

@@ -568,6 +568,7 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
                                   sizeof(T), options, shared_memory_per_block_optin());
   if (list_entries != 0) {
     last_path = TopkPath::kSampledOneBlock;
+    multi.count_at_bound = true;
     launch_chained(topk_sample_pass_kernel<T>, grid, kBlockThreads, 0, stream, multi);
     if (list_entries == kOneBlockListEntries) {
       launch_sampled_rows<T, kOneBlockListEntries>(num_rows, stream, arrays, multi);

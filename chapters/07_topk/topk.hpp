@@ -599,12 +599,15 @@ struct RowState {
   /// pass worked (pass 0 then read the sample pass's list 1 and copied it to list 0). On the
   /// path TopkPath::kSampledOneBlock: 1 when the row's block selected from the sampled list, 2
   /// when it did so after re-reading the parts of the regions that overflowed, 3
-  /// (kListedAtBound) when the sample predicted an overflow and the bound was the k-th value (it
-  /// counted and gathered at the bound, two reads of the row), 0 when it selected from the row.
+  /// (kListedAtBound) when the list did not work but the bound was the k-th value (it gathered
+  /// at the bound from the row), 0 when it selected from the row.
   std::uint32_t listed;
   /// Entries of list 0 / list 1 reserved so far by the blocks of the pass that writes it (an
   /// atomicAdd per block); the last block of pass p zeroes the one pass p + 1 writes. The sample
-  /// pass adds its entries to fill[1], which pass 0 reads before its last block zeroes it.
+  /// pass adds its entries to fill[1], which pass 0 reads before its last block zeroes it. On the
+  /// path TopkPath::kSampledOneBlock the sample pass's blocks add the row's values at or above
+  /// the bound to fill[1] and those strictly beyond it to fill[0], also where the sample predicts
+  /// an overflow (then without writing a list).
   std::uint32_t fill[2];
   /// Nonzero when the sample pass (sample_pass.cuh) failed for this row: a warp's values at or
   /// above the bound overflowed its region (bit kSampleRegionOverflowed), or the sample predicted

@@ -191,6 +191,10 @@ struct MultiBlockArrays {
   std::uint32_t blocks_per_row;    ///< blocks per row
   bool largest;                    ///< the k largest (false: the k smallest)
   SamplePlan sample;               ///< the sample pass's plan (sample_plan(); may be disabled)
+  /// The one-block finish follows the sample pass (TopkPath::kSampledOneBlock): every block counts
+  /// its span's values beyond the bound (and, where the sample predicts an overflow, at or
+  /// above it) into the row's fill[] for it.
+  bool count_at_bound;
 };
 
 // ---- The phases ---------------------------------------------------------------------------------

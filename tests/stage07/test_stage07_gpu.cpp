@@ -112,13 +112,13 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(
   return schedules;
 }
 
-/// Whether the model's sample pass predicted an overflow (it skipped its read) with a bound that
-/// is the k-th value of the row: the select bits of the worst of the model's answers \p values.
-/// Then the one-block finish gathers at the bound (kListedAtBound).
+/// Whether the model's sample bound is the k-th value of the row: the select bits of the worst of
+/// the model's answers \p values. Where the sampled list does not work, the one-block finish
+/// then gathers at the bound (kListedAtBound).
 template <typename T>
 bool sampled_bound_is_kth(const stage07::BlockedGather& record, const std::vector<T>& values,
                           bool largest) {
-  if (!record.sample.enabled || record.sample_read || values.empty()) return false;
+  if (!record.sample.enabled || values.empty()) return false;
   using Bits = typename stage07::SelectKey<T>::Bits;
   Bits kth = stage07::SelectKey<T>::bits(values.front(), largest);
   for (const T& value : values) kth = std::min(kth, stage07::SelectKey<T>::bits(value, largest));
@@ -179,8 +179,8 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
     if (sampled_one_block) {
       // 1: the list worked; 2: it worked once the overflowed regions' parts were re-read (the
       // model's sample read, kept at least k, but a region overflowed); 3 (kListedAtBound): the
-      // sample predicted an overflow and its bound is the k-th value; 0: the row was selected
-      // from.
+      // list did not work (an overflow predicted or found) and the bound is the k-th value; 0:
+      // the row was selected from.
       // The list topk() picked (sampled_finish_list_entries()) bounds what "worked" means.
       const std::size_t list_entries = stage07::sampled_finish_list_entries(
           record.sample, shape.rows, shape.row_length, split.blocks_per_row, sizeof(T), options,
