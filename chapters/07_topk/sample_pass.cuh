@@ -271,8 +271,10 @@ constexpr std::size_t sampled_rows_shared_bytes() {
 ///   (select_gather_sort_row()), so no digit pass of several blocks, and no launch per pass, is
 ///   needed.
 /// A row whose sample failed otherwise (it predicted an overflow, so nothing was filtered, or the
-/// list holds fewer than k or more than \p kEntries) is read whole by its block:
-/// correct, but four reads of the row by one block. Launch num_rows blocks after the sample
+/// list holds fewer than k or more than \p kEntries) is gathered at the bound when the bound is
+/// the k-th value (gather_at_sampled_bound(): the sample pass counted the row at the bound), and
+/// otherwise selected from the whole row by its block: correct, but four reads of the row by one
+/// block. Launch num_rows blocks after the sample
 /// pass, with `multi` the sample pass's arrays.
 template <typename T, std::size_t kEntries>
 __global__ void __launch_bounds__(kBlockThreads)

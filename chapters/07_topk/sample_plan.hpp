@@ -75,7 +75,7 @@ struct SamplePlan {
 /// mu = S k / row_length of them are
 /// expected above the k-th value, and the bound is the sample's r-th largest with
 /// r = ceil(mu + kBoundDeviations sqrt(mu) + 4): for the bound to exceed the k-th value, at least
-/// r samples must, which is three standard deviations and more past the mean. The row keeps about
+/// r samples must, which is four standard deviations and more past the mean. The row keeps about
 /// r row_length / S values; the sample pass runs when that is at most half the list, when S is at
 /// least kMinSamples, and when each of the blocks' kSampleWarps warps gets at least one entry of
 /// the list. Pure host and device arithmetic (CPU-tested); \p wanted false gives a disabled plan

@@ -708,7 +708,7 @@ TYPED_TEST(Stage07Gpu, SamplePassWorksAndFallsBack) {
 // select. Rows of 9216 (9 blocks: 72 list regions of 8 entries; under make device-check's
 // sanitizer cap), 16411 (17 blocks: 136 regions of 7) and 24000 (24 blocks: 192 regions of 7),
 // every distribution, k = 33 and 64 (and 200 on the longer rows, whose plan still expects at most
-// 2 x 516 of the 2048 entries a block holds), so every call takes the path. Rows whose lists fit
+// 2 x 586 of the 2048 entries a block holds), so every call takes the path. Rows whose lists fit
 // (mostly uniform ones at k = 33 and 64) are selected from them; sorted rows overflow one warp's
 // region, and the block re-reads that warp's part for the list; all-equal rows are caught by the
 // sample, whose bound is then the k-th value, and the block gathers at the bound; a row of 100
