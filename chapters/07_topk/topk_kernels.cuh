@@ -572,6 +572,60 @@ __device__ __forceinline__ void gather_span(const ValueSource<T>& source, bool l
   }
 }
 
+/// The bits [begin, end) in which a row's answers differ (begin == end: all the same).
+struct AnswerBitRange {
+  int begin;  ///< lowest bit in which two answers differ
+  int end;    ///< one past the highest
+};
+
+/// Words of shared memory differing_answer_bits() writes: AND and OR of each warp, 64 bits each.
+inline constexpr int kAnswerBitWords = 4 * (kBlockThreads / 32);
+
+/// The bits in which the select bits \p keys of a row's \p k answers differ (\p keys blocked:
+/// thread t holds answers t x K .., the slots past k are padding and ignored). The answers of a
+/// top-k lie between the k-th value and the largest, so they often share their high bits (the
+/// sign, the exponent, the leading mantissa bits), and sometimes low ones (a bf16 row of few
+/// exponents): the block sort then runs only the passes of the bits that differ. All threads
+/// call it; \p words (kAnswerBitWords, the sort's storage before the sort) are free again when
+/// it returns.
+template <typename Bits, int K>
+__device__ __forceinline__ AnswerBitRange differing_answer_bits(const Bits (&keys)[K],
+                                                                std::uint32_t k,
+                                                                std::uint32_t* words) {
+  unsigned long long all_and = ~0ull, all_or = 0;
+#pragma unroll
+  for (int i = 0; i < K; ++i) {
+    if (threadIdx.x * K + static_cast<std::uint32_t>(i) < k) {
+      all_and &= static_cast<unsigned long long>(keys[i]);
+      all_or |= static_cast<unsigned long long>(keys[i]);
+    }
+  }
+  // The hardware reductions are 32 bits wide: each half apart.
+  const auto low = [](unsigned long long bits) { return static_cast<std::uint32_t>(bits); };
+  const auto high = [](unsigned long long bits) { return static_cast<std::uint32_t>(bits >> 32); };
+  const std::uint32_t warp = threadIdx.x >> 5;
+  const std::uint32_t warp_words[4] = {
+      __reduce_and_sync(0xffffffffu, low(all_and)), __reduce_and_sync(0xffffffffu, high(all_and)),
+      __reduce_or_sync(0xffffffffu, low(all_or)), __reduce_or_sync(0xffffffffu, high(all_or))};
+  if ((threadIdx.x & 31u) < 4) words[4 * warp + (threadIdx.x & 31u)] = warp_words[threadIdx.x & 3u];
+  __syncthreads();  // every warp's words are written
+  std::uint32_t and_low = ~0u, and_high = ~0u, or_low = 0, or_high = 0;
+#pragma unroll
+  for (int w = 0; w < kBlockThreads / 32; ++w) {
+    and_low &= words[4 * w];
+    and_high &= words[4 * w + 1];
+    or_low |= words[4 * w + 2];
+    or_high |= words[4 * w + 3];
+  }
+  __syncthreads();  // every thread has read the words before the sort reuses their bytes
+  const unsigned long long differing =
+      ((static_cast<unsigned long long>(and_high) << 32) | and_low) ^
+      ((static_cast<unsigned long long>(or_high) << 32) | or_low);
+  if (differing == 0) return {0, 0};
+  return {__ffsll(static_cast<long long>(differing)) - 1,
+          64 - __clzll(static_cast<long long>(differing))};
+}
+
 /// Phase **sort** (all threads call it): orders a row's k answers best first. The block reads
 /// them back (the caller makes the gather's writes visible first: a barrier in the same kernel,
 /// or a launch boundary), sorts their select bits with each answer's slot, reads every answer at
@@ -595,7 +649,14 @@ __device__ __forceinline__ void sort_answers(
     keys[i] = slot < k ? SelectKey<T>::bits(values_out[slot], largest) : Bits{0};
     slots[i] = slot;
   }
-  Sort(storage).sort_blocked_to_striped(keys, slots, /*descending=*/true);
+  static_assert(sizeof(storage) >= kAnswerBitWords * sizeof(std::uint32_t),
+                "the sort's storage holds the words of differing_answer_bits()");
+  const AnswerBitRange bits = differing_answer_bits<Bits, kKeysPerThread>(
+      keys, k, reinterpret_cast<std::uint32_t*>(&storage));
+  // All answers equal: the unsorted order (column order) is already the stable sort's.
+  if (bits.begin == bits.end) return;
+  // Bits every answer shares cannot reorder a stable sort; padding keys (0) still sort last.
+  Sort(storage).sort_blocked_to_striped(keys, slots, /*descending=*/true, bits.begin, bits.end);
   T sorted_values[kKeysPerThread];
   std::int64_t sorted_indices[kKeysPerThread];
 #pragma unroll
