@@ -24,7 +24,8 @@
 ///   part 32 values at a time, ranking its answers with two ballots, so the output is the other
 ///   schedules' element for element and no block barrier is needed per step.
 /// - **sort** (sorted output): one more cluster barrier (every block's answers are written), and
-///   block 0 orders the k answers with the answer sort of the other schedules.
+///   one block (the row's index modulo the cluster's size) orders the k answers with the answer
+///   sort of the other schedules.
 ///
 /// A block must not exit while another block of its cluster may still read its shared memory:
 /// every remote read happens before the last cluster barrier, which every block passes.
@@ -200,9 +201,9 @@ __device__ __forceinline__ std::uint32_t sum_over_cluster(std::uint32_t blocks,
 
 /// Static shared memory of the cluster kernel: the select state, the counters the other blocks
 /// read, and the answer counts of the warps and the span. (The answer sort's storage is not here:
-/// block 0 sorts in its dynamic shared memory, cluster_sort_bytes(), which a launch sizes as the
-/// larger of the span's bytes and the sort's, so a call that does not sort, or whose spans take
-/// more than the sort, pays nothing for it.)
+/// the sorting block sorts in its dynamic shared memory, cluster_sort_bytes(), which a launch sizes
+/// as the larger of the span's bytes and the sort's, so a call that does not sort, or whose spans
+/// take more than the sort, pays nothing for it.)
 template <typename Bits>
 struct ClusterStorage {
   typename TopkStorage<Bits>::Select select;  ///< the radix select's and the gather's state
@@ -217,11 +218,10 @@ struct ClusterStorage {
   std::uint32_t span_answers;
 };
 
-/// Bytes of dynamic shared memory block 0 sorts \p k answers in (the tile sort_answers_for_k()
-/// picks); 0 when nothing is sorted. Block 0 sorts after the last cluster barrier, when its span,
-/// list and counters are dead (no block reads them any more), so the sort takes the same bytes.
-/// \param k answers per row
-/// \param sorted whether the call sorts them
+/// Bytes of dynamic shared memory the sorting block sorts \p k answers in (the tile
+/// sort_answers_for_k() picks); 0 when nothing is sorted. It sorts after the last cluster barrier,
+/// when its span, list and counters are dead (no block reads them any more), so the sort takes the
+/// same bytes. \param k answers per row \param sorted whether the call sorts them
 template <typename Bits>
 constexpr std::size_t cluster_sort_bytes(std::size_t k, bool sorted) {
   return !sorted || k <= 1 ? 0 : answer_sort_tile_bytes<Bits>(sort_tile_for(k));
@@ -268,7 +268,7 @@ constexpr int cluster_min_blocks_per_sm(std::size_t value_bytes) {
 /// One cluster of `cluster_blocks` blocks per row (the launch's cluster dimension; the grid is
 /// num_rows x cluster_blocks blocks, kBlockThreads threads each, and
 /// `cluster_launch_bytes<T>(span, k, sorted)` bytes of dynamic shared memory): load, per pass count
-/// and choose the digit across the cluster, gather, and block 0 sorts (module comment above).
+/// and choose the digit across the cluster, gather, and one block sorts (module comment above).
 /// \p span values per block, a multiple of 64 (cluster_split()'s rounding: the list's values then
 /// start on a 16-byte boundary too) and less than 65536 (the span's answer counts are 16 bits).
 template <typename T>
@@ -442,8 +442,11 @@ __global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeo
   // Every block's answers are written (and visible to the cluster), and no block reads another's
   // shared memory after this: each may now exit.
   cluster.sync();
-  if (!arrays.sorted || arrays.k == 1 || rank != 0) return;
-  // The sort's tile in the dynamic shared memory (cluster_sort_bytes(): the launch has room).
+  // One block of the cluster sorts, a different one from row to row: the clusters of
+  // neighbouring rows share the SMs of a GPC, and with block 0 sorting every row the sorts of
+  // several rows queued on one SM (16 rows of 128256, k = 2048: twice one row's sort time).
+  if (!arrays.sorted || arrays.k == 1 || rank != row_index % blocks) return;
+  // The sort's tile in the dynamic shared memory (cluster_sort_bytes(): every block has room).
   sort_answers_for_k<T>(values_out, indices_out, arrays.k, arrays.largest,
                         *reinterpret_cast<AnswerSortStorage<Bits>*>(dynamic_shared));
 #endif

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "chapters/05_packed_rank/block_radix_sort.cuh"
 #include "chapters/07_topk/sample_plan.hpp"
@@ -572,6 +573,56 @@ __device__ __forceinline__ void gather_span(const ValueSource<T>& source, bool l
   }
 }
 
+/// The bits [begin, end) in which a row's answers differ (begin == end: all the same).
+struct AnswerBitRange {
+  int begin;  ///< lowest bit in which two answers differ
+  int end;    ///< one past the highest
+};
+
+/// Words of shared memory differing_answer_bits() writes: one 64-bit OR per warp.
+inline constexpr int kAnswerBitWords = 2 * (kBlockThreads / 32);
+
+/// The bits in which the select bits \p keys of a row's \p k answers differ (\p keys blocked:
+/// thread t holds answers t x K .., the slots past k are padding and ignored): the OR over the
+/// answers of each one's bits XOR \p reference (any answer's bits). The answers of a top-k lie
+/// between the k-th value and the largest, so they often share their high bits (the sign, the
+/// exponent, the leading mantissa bits), and sometimes low ones (integers of a coarse grid): the
+/// block sort then runs only the passes of the bits that differ. All threads call it; \p words
+/// (kAnswerBitWords, the sort's storage before the sort) are free again when it returns.
+template <typename Bits, int K>
+__device__ __forceinline__ AnswerBitRange differing_answer_bits(const Bits (&keys)[K],
+                                                                std::uint32_t k, Bits reference,
+                                                                std::uint32_t* words) {
+  // 32-bit words unless the bits are 64 (the hardware's OR reduction is 32 bits wide).
+  using Word = std::conditional_t<(sizeof(Bits) > 4), unsigned long long, std::uint32_t>;
+  Word differing = 0;
+#pragma unroll
+  for (int i = 0; i < K; ++i)
+    if (threadIdx.x * K + static_cast<std::uint32_t>(i) < k)
+      differing |= static_cast<Word>(keys[i] ^ reference);
+  const std::uint32_t warp = threadIdx.x >> 5;
+  const std::uint32_t warp_low =
+      __reduce_or_sync(0xffffffffu, static_cast<std::uint32_t>(differing));
+  std::uint32_t warp_high = 0;
+  if constexpr (sizeof(Word) > 4)
+    warp_high = __reduce_or_sync(0xffffffffu, static_cast<std::uint32_t>(differing >> 32));
+  if ((threadIdx.x & 31u) == 0) {
+    words[2 * warp] = warp_low;
+    words[2 * warp + 1] = warp_high;
+  }
+  __syncthreads();  // every warp's words are written
+  std::uint32_t low = 0, high = 0;
+#pragma unroll
+  for (int w = 0; w < kBlockThreads / 32; ++w) {
+    low |= words[2 * w];
+    high |= words[2 * w + 1];
+  }
+  __syncthreads();  // every thread has read the words before the sort reuses their bytes
+  const unsigned long long all = (static_cast<unsigned long long>(high) << 32) | low;
+  if (all == 0) return {0, 0};
+  return {__ffsll(static_cast<long long>(all)) - 1, 64 - __clzll(static_cast<long long>(all))};
+}
+
 /// Phase **sort** (all threads call it): orders a row's k answers best first. The block reads
 /// them back (the caller makes the gather's writes visible first: a barrier in the same kernel,
 /// or a launch boundary), sorts their select bits with each answer's slot, reads every answer at
@@ -595,7 +646,16 @@ __device__ __forceinline__ void sort_answers(
     keys[i] = slot < k ? SelectKey<T>::bits(values_out[slot], largest) : Bits{0};
     slots[i] = slot;
   }
-  Sort(storage).sort_blocked_to_striped(keys, slots, /*descending=*/true);
+  static_assert(sizeof(storage) >= kAnswerBitWords * sizeof(std::uint32_t),
+                "the sort's storage holds the words of differing_answer_bits()");
+  // Any answer's bits serve as the reference: answer 0's (the same load in every thread).
+  const AnswerBitRange bits = differing_answer_bits<Bits, kKeysPerThread>(
+      keys, k, SelectKey<T>::bits(values_out[0], largest),
+      reinterpret_cast<std::uint32_t*>(&storage));
+  // All answers equal: the unsorted order (column order) is already the stable sort's.
+  if (bits.begin == bits.end) return;
+  // Bits every answer shares cannot reorder a stable sort; padding keys (0) still sort last.
+  Sort(storage).sort_blocked_to_striped(keys, slots, /*descending=*/true, bits.begin, bits.end);
   T sorted_values[kKeysPerThread];
   std::int64_t sorted_indices[kKeysPerThread];
 #pragma unroll

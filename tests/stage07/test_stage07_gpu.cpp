@@ -38,6 +38,7 @@
 #include "common/device_properties.hpp"
 #include "common/distributions.hpp"
 #include "common/errors.hpp"
+#include "common/key_traits.hpp"
 #include "tests/support/test_inputs.hpp"
 
 namespace {
@@ -489,6 +490,38 @@ TYPED_TEST(Stage07Gpu, ManyTiesAtTheKthValue) {
     const std::size_t k = shape.row_length / 2;
     check_all_options(input, shape, k, case_label(input.size(), "ties", seed));
     if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Answers whose select bits share their high and low bits: the answer sort of more than 256
+// answers sorts only the bits in which they differ (differing_answer_bits()). Every value's raw
+// bits are a constant top nibble 0011 (positive and finite for the floating types), a quarter
+// of the bits drawn at random, and the low quarter constant (0101...), so the answers differ
+// only in the middle and tie often (16 distinct values for 16-bit types, 256 for 32-bit ones).
+// Both directions, k on both sides of the block sort's tiles, every schedule, and the cluster's.
+TYPED_TEST(Stage07Gpu, AnswersSharingHighAndLowBits) {
+  using T = TypeParam;
+  using Raw = typename sortlab::KeyTraits<T>::Bits;
+  constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 random(seed);
+  for (const Shape& shape : {Shape{2, 5000}, Shape{1, 70000}}) {
+    if (shape.rows * shape.row_length > max_test_n()) continue;
+    std::vector<T> input(shape.rows * shape.row_length);
+    for (auto& value : input) {
+      const auto top = static_cast<Raw>(Raw{3} << (kBits - 4));
+      const auto middle = static_cast<Raw>((random() % (Raw{1} << (kBits / 4))) << (kBits / 4));
+      const auto low =
+          static_cast<Raw>(static_cast<Raw>(0x5555555555555555ull) & ((Raw{1} << (kBits / 4)) - 1));
+      value = sortlab::KeyTraits<T>::from_raw_bits(static_cast<Raw>(top | middle | low));
+    }
+    for (std::size_t k : {std::size_t{300}, std::size_t{1025}, stage07::kMaxSortedK}) {
+      const std::string label = case_label(input.size(), "shared bits", seed);
+      check_all_options(input, shape, k, label);
+      if (::testing::Test::HasFatalFailure()) return;
+      check_all_options(input, shape, k, label, ScheduleSet::kCluster);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
   }
 }
 
