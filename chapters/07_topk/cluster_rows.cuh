@@ -102,13 +102,13 @@ constexpr std::size_t cluster_shared_bytes(std::size_t span, std::size_t value_b
   return cluster_work_bytes(span, value_bytes) + span * value_bytes + 16;
 }
 
-/// Copies `row[0, size)` into the shared \p span (all threads call it; the caller waits with a
-/// barrier). \p span has the same address modulo 16 as \p row, so the whole 16-byte words in
-/// between go with `cp.async.cg` (no register holds them, and every thread has all its copies in
-/// flight at once); the few values before the first word and after the last are copied one by
-/// one.
+/// Starts copying `row[0, size)` into the shared \p span (all threads call it; each waits for its
+/// copies with finish_span_copy(), and the caller then syncs the block). \p span has the same
+/// address modulo 16 as \p row, so the whole 16-byte words in between go with `cp.async.cg` (no
+/// register holds them, and every thread has all its copies in flight at once); the few values
+/// before the first word and after the last are copied one by one.
 template <typename T>
-__device__ __forceinline__ void copy_span_to_shared(const T* row, std::uint32_t size, T* span) {
+__device__ __forceinline__ void start_span_copy(const T* row, std::uint32_t size, T* span) {
   constexpr std::uint32_t kPerWord = sizeof(uint4) / sizeof(T);
   const auto address = reinterpret_cast<std::uintptr_t>(row);
   std::uint32_t head = static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) %
@@ -126,6 +126,10 @@ __device__ __forceinline__ void copy_span_to_shared(const T* row, std::uint32_t 
   }
   const std::uint32_t tail = head + words * kPerWord + threadIdx.x;
   if (tail < size) span[tail] = row[tail];
+}
+
+/// Waits for this thread's copies of start_span_copy() (a second call waits for nothing).
+__device__ __forceinline__ void finish_span_copy() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -216,6 +220,9 @@ struct ClusterStorage {
   /// Values of this block's span beyond the k-th value (low 16 bits) and equal to it (high 16
   /// bits), read by the blocks after it.
   std::uint32_t span_answers;
+  /// The sampled cluster: values of this block's span at or above the sample's bound (read by
+  /// every block of the cluster).
+  std::uint32_t sample_kept;
 };
 
 /// Bytes of dynamic shared memory the sorting block sorts \p k answers in (the tile
@@ -239,13 +246,32 @@ constexpr std::size_t cluster_launch_bytes(std::size_t span, std::size_t k, bool
   return span_bytes > sort_bytes ? span_bytes : sort_bytes;
 }
 
+/// Dynamic shared memory of a launch of the sampled cluster (TopkArrays::sample enabled): as
+/// cluster_launch_bytes(), and room after the work bytes for the one-block storage
+/// (RowsStorage: select state, a kOneBlockListEntries list, the answer sort) that the finishing
+/// block gathers the row's candidates into, over its span (dead by then).
+/// \param span values per block
+/// \param k answers per row
+/// \param sorted whether the call sorts them
+template <typename T>
+constexpr std::size_t cluster_sampled_launch_bytes(std::size_t span, std::size_t k, bool sorted) {
+  const std::size_t plain = cluster_launch_bytes<T>(span, k, sorted);
+  const std::size_t finish = cluster_work_bytes(span, sizeof(T)) + sizeof(RowsStorage<T>);
+  return plain > finish ? plain : finish;
+}
+
 /// The most dynamic shared memory a launch of the cluster kernel for \p T asks: the largest span
-/// (kMaxClusterSpanBytes), or the largest answer sort.
+/// (kMaxClusterSpanBytes), the largest answer sort, or the largest span's work bytes and the
+/// sampled finish's one-block storage.
 template <typename T>
 constexpr std::size_t cluster_max_launch_bytes() {
-  const std::size_t span_bytes = cluster_shared_bytes(kMaxClusterSpanBytes / sizeof(T), sizeof(T));
+  const std::size_t largest_span = kMaxClusterSpanBytes / sizeof(T);
+  const std::size_t span_bytes = cluster_shared_bytes(largest_span, sizeof(T));
   const std::size_t sort_bytes = sizeof(AnswerSortStorage<typename SelectKey<T>::Bits>);
-  return span_bytes > sort_bytes ? span_bytes : sort_bytes;
+  const std::size_t finish_bytes =
+      cluster_work_bytes(largest_span, sizeof(T)) + sizeof(RowsStorage<T>);
+  const std::size_t larger = span_bytes > sort_bytes ? span_bytes : sort_bytes;
+  return larger > finish_bytes ? larger : finish_bytes;
 }
 
 /// Whether the largest launch for values of type \p T fits the 227 KiB of shared memory a block
@@ -264,6 +290,88 @@ constexpr bool cluster_launch_fits(std::size_t static_bytes) {
 constexpr int cluster_min_blocks_per_sm(std::size_t value_bytes) {
   return value_bytes <= 4 ? 4 : 2;
 }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// The sampled cluster (TopkArrays::sample enabled; all threads of every block of the cluster
+/// call it, after start_span_copy()): phases **sample** and **bound** (sample_bound(): every block
+/// draws the same samples from the row in memory, so every block finds the same bound without a
+/// word between them), **filter** (each block keeps its span's values at or above the bound, in
+/// column order, in its list), a cluster barrier, **collect** (each block reads every block's
+/// count and writes its entries at its offset into the list of the finishing block, the row's
+/// index modulo the cluster's size, in distributed shared memory), a second cluster barrier, and
+/// the finishing block alone runs **select**, **gather** and **sort** from that list as one
+/// block per row does from its sample read (select_gather_sort_row()): two cluster barriers
+/// instead of one per digit pass and the gather's. Returns true when the row is done (the block
+/// returns), false when the cluster must run the digit passes over the spans instead (the bound
+/// predicts more values than the list holds, a block kept more than its list holds, or the row
+/// kept fewer than k or more than kOneBlockListEntries): every block returns the same, the spans
+/// are loaded (finish_span_copy() and a barrier), and the select state is the caller's to reset.
+template <typename T>
+__device__ __forceinline__ bool sampled_cluster_finish(
+    const TopkArrays<T>& arrays, ClusterStorage<typename SelectKey<T>::Bits>& storage,
+    std::size_t row_index, const T* row, std::uint32_t first, std::uint32_t size, const T* values,
+    T* list_values, std::uint32_t* list_columns, std::uint32_t capacity,
+    unsigned char* dynamic_shared, std::uint32_t span) {
+  using Bits = typename SelectKey<T>::Bits;
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const std::uint32_t rank = cluster.block_rank();
+  const std::uint32_t blocks = cluster.num_blocks();
+  typename TopkStorage<Bits>::Select& select = storage.select;
+  // sample, bound (the span's copies stay in flight meanwhile)
+  const std::uint32_t at_or_above =
+      sample_bound<T>(row, arrays.row_length, arrays.sample, arrays.largest, select);
+  finish_span_copy();
+  if (bound_predicts_overflow(at_or_above, arrays.sample.samples, arrays.row_length,
+                              static_cast<std::uint32_t>(kOneBlockListEntries))) {
+    __syncthreads();  // the span is loaded, and every thread is done with the select state
+    return false;
+  }
+  SelectPrefix<Bits> at_least_bound;  // (bits & ~0) >= bound: the filter's keep rule
+  at_least_bound.mask = static_cast<Bits>(~Bits{0});
+  at_least_bound.desired = select.desired;
+  select.counts[threadIdx.x] = 0;  // counted (values equal to the bound) but never read
+  __syncthreads();                 // the span is loaded, the counters zeroed
+  // filter
+  const ValueSource<T> whole_span{values, nullptr, first, size};
+  const std::uint32_t kept = count_and_filter<T, false, false, kFilterItemsPerThread>(
+      whole_span, at_least_bound, digit_shift<T>(0), arrays.largest, select.counts, list_values,
+      list_columns, select.warp_kept, capacity);
+  if (threadIdx.x == 0) storage.sample_kept = kept;
+  cluster.sync();  // every block's list and count are complete and visible to the cluster
+  std::uint32_t kept_by_block[kMaxClusterBlocks];
+  load_over_cluster(blocks, &storage.sample_kept, kept_by_block);
+  std::uint32_t before = 0, total = 0;
+  bool overflowed = false;
+#pragma unroll
+  for (std::uint32_t b = 0; b < kMaxClusterBlocks; ++b) {
+    before += b < rank ? kept_by_block[b] : 0u;
+    total += kept_by_block[b];
+    overflowed = overflowed || kept_by_block[b] > capacity;
+  }
+  if (overflowed || total < arrays.k || total > static_cast<std::uint32_t>(kOneBlockListEntries))
+    return false;  // the same in every block; the spans are intact (the filter wrote the lists)
+  // collect: the finishing block's one-block storage lies over its span, dead in every block now
+  const std::uint32_t finisher = static_cast<std::uint32_t>(row_index % blocks);
+  auto* finish_storage =
+      reinterpret_cast<RowsStorage<T>*>(dynamic_shared + cluster_work_bytes(span, sizeof(T)));
+  RowsStorage<T>* remote = cluster.map_shared_rank(finish_storage, finisher);
+  T* to_values = remote->work.list.values() + before;
+  std::uint32_t* to_columns = remote->work.list.columns + before;
+  for (std::uint32_t i = threadIdx.x; i < kept; i += kBlockThreads) {
+    to_values[i] = list_values[i];
+    to_columns[i] = list_columns[i];
+  }
+  // Every entry is in the finishing block's list, in column order (the blocks in column order,
+  // each list in column order), and no block reads another's shared memory after this.
+  cluster.sync();
+  if (rank != finisher) return true;
+  // select, gather, sort: every answer is in the list (total >= k values at or above a bound,
+  // so the bound is at most the k-th value)
+  select_gather_sort_row<T>(arrays, row_index, total, *finish_storage);
+  return true;
+}
+#endif
 
 /// One cluster of `cluster_blocks` blocks per row (the launch's cluster dimension; the grid is
 /// num_rows x cluster_blocks blocks, kBlockThreads threads each, and
@@ -301,8 +409,13 @@ __global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeo
   T* values = reinterpret_cast<T*>(dynamic_shared + cluster_work_bytes(span, sizeof(T)) +
                                    reinterpret_cast<std::uintptr_t>(row + first) % sizeof(uint4));
 
-  // Phase **load**.
-  copy_span_to_shared(row + first, size, values);
+  // Phase **load** (issued; the sampled cluster draws its sample while the copies fly).
+  start_span_copy(row + first, size, values);
+  if (arrays.sample.enabled &&
+      sampled_cluster_finish<T>(arrays, storage, row_index, row, first, size, values, list_values,
+                                list_columns, capacity, dynamic_shared, span))
+    return;
+  finish_span_copy();
   if (threadIdx.x == 0) {
     select.desired = 0;
     select.mask = 0;

@@ -215,6 +215,13 @@ std::size_t sampled_finish_list_entries(const SamplePlan& plan, std::size_t num_
   return entries;
 }
 
+SamplePlan cluster_sample_plan(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                               std::size_t cluster_blocks, const TopkOptions& options) {
+  const bool wanted = options.sample == TopkSample::kOn ||
+                      (options.sample == TopkSample::kAuto && num_rows <= kSampledClusterMaxRows);
+  return sample_plan(row_length, k, cluster_blocks, kOneBlockListEntries, wanted);
+}
+
 RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                     std::size_t value_bytes, const TopkOptions& options,
                     std::size_t target_blocks) {
@@ -481,14 +488,18 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // Its grid was bounded above: forced, by the checks before the size query; by the rule, only
   // where fewer than target / 2 rows (at most 2048) get at most 16 blocks each.
   if (split.cluster_per_row) {
-    last_path = TopkPath::kCluster;
+    arrays.sample = cluster_sample_plan(num_rows, row_length, k, split.blocks_per_row, options);
+    last_path = arrays.sample.enabled ? TopkPath::kClusterSampled : TopkPath::kCluster;
     allow_dynamic_shared_memory<topk_cluster_rows_kernel<T>, cluster_max_launch_bytes<T>()>();
     if (split.blocks_per_row > kPortableClusterBlocks)
       allow_non_portable_clusters<topk_cluster_rows_kernel<T>>();
+    const std::size_t shared_bytes =
+        arrays.sample.enabled
+            ? cluster_sampled_launch_bytes<T>(split.values_per_block, k, options.sorted)
+            : cluster_launch_bytes<T>(split.values_per_block, k, options.sorted);
     launch_chained_in_clusters(
         topk_cluster_rows_kernel<T>, static_cast<unsigned>(num_rows * split.blocks_per_row),
-        kBlockThreads, cluster_launch_bytes<T>(split.values_per_block, k, options.sorted),
-        static_cast<unsigned>(split.blocks_per_row), stream, arrays,
+        kBlockThreads, shared_bytes, static_cast<unsigned>(split.blocks_per_row), stream, arrays,
         static_cast<std::uint32_t>(split.values_per_block));
     return;
   }

@@ -92,11 +92,17 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(
   if (set == ScheduleSet::kCluster) {
     // Four blocks per cluster (more where the row needs them), so even short rows span several
     // blocks, some of them empty.
+    // Each with the digit passes over the spans (sample off) and with the sample's bound and one
+    // block's list (on, where cluster_sample_plan() allows it; the rows whose bound predicts an
+    // overflow, or whose list does not work, fall back to the digit passes inside the kernel).
     TopkOptions cluster = options;
     cluster.schedule = stage07::TopkSchedule::kClusterPerRow;
     cluster.cluster_blocks = 4;
+    cluster.sample = stage07::TopkSample::kOff;
+    TopkOptions sampled = cluster;
+    sampled.sample = stage07::TopkSample::kOn;
     if (!stage07::cluster_schedule_built()) return {};
-    return {{"one cluster per row", cluster}};
+    return {{"one cluster per row", cluster}, {"one cluster per row, sampled", sampled}};
   }
   TopkOptions one = options, several = options, per_warp = options;
   one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
@@ -245,6 +251,22 @@ std::string run_and_compare(const std::vector<T>& input, const Shape& shape, std
   return compare_filter_flags(input, shape, k, options, temp.data());
 }
 
+/// The path of a forced cluster call with k > 1 (k = 1 takes the argmax, 2 <= k <= 32 the queues,
+/// where their rules allow): kClusterSampled where cluster_sample_plan() is enabled. The plan
+/// depends on the cluster's size only through its warp capacity, which is at least 16 entries
+/// for every size up to kMaxClusterBlocks, so the largest size stands for the one the call took.
+stage07::TopkPath expected_cluster_path(const Shape& shape, std::size_t k,
+                                        const TopkOptions& options) {
+  const stage07::TopkPath taken = stage07::last_topk_path();
+  if (taken != stage07::TopkPath::kCluster && taken != stage07::TopkPath::kClusterSampled)
+    return taken;  // a reduction took the call
+  return stage07::cluster_sample_plan(shape.rows, shape.row_length, k, stage07::kMaxClusterBlocks,
+                                      options)
+                 .enabled
+             ? stage07::TopkPath::kClusterSampled
+             : stage07::TopkPath::kCluster;
+}
+
 /// One direction for one input: sorted (where k allows) and unsorted, each on both schedules.
 template <typename T>
 void check_direction(const std::vector<T>& input, const Shape& shape, std::size_t k, bool largest,
@@ -261,6 +283,9 @@ void check_direction(const std::vector<T>& input, const Shape& shape, std::size_
       // A forced schedule runs that schedule's kernels (the outputs cannot tell them apart).
       if (options.schedule == stage07::TopkSchedule::kOneBlockPerRow) {
         ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kOneBlock);
+      }
+      if (options.schedule == stage07::TopkSchedule::kClusterPerRow && k > 1) {
+        ASSERT_EQ(stage07::last_topk_path(), expected_cluster_path(shape, k, options));
       }
       if (options.schedule == stage07::TopkSchedule::kWarpPerRow) {
         const bool whole_row = sorted && shape.row_length <= stage07::kMaxWarpSortedK;
@@ -918,11 +943,15 @@ TEST(Stage07GpuCluster, LlmShapesEveryClusterSize) {
           TopkOptions options;
           options.schedule = stage07::TopkSchedule::kClusterPerRow;
           options.cluster_blocks = blocks;
+          // The rule's sample (sampled_cluster_finish() where the plan allows it) on even sizes,
+          // the digit passes over the spans on odd ones.
+          options.sample = blocks % 2 == 0 ? stage07::TopkSample::kAuto : stage07::TopkSample::kOff;
           SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
                        " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
                        " cluster_blocks=" + std::to_string(blocks));
           std::string difference = run_and_compare(input, shape, k, options);
           ASSERT_TRUE(difference.empty()) << "f32: " << difference;
+          ASSERT_EQ(stage07::last_topk_path(), expected_cluster_path(shape, k, options));
           difference = run_and_compare(half_input, shape, k, options);
           ASSERT_TRUE(difference.empty()) << "bf16: " << difference;
         }
