@@ -379,8 +379,15 @@ __device__ __forceinline__ bool sampled_cluster_finish(
 /// and choose the digit across the cluster, gather, and one block sorts (module comment above).
 /// \p span values per block, a multiple of 64 (cluster_split()'s rounding: the list's values then
 /// start on a 16-byte boundary too) and less than 65536 (the span's answer counts are 16 bits).
-template <typename T>
-__global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeof(T)))
+/// \p kSampled: the sampled cluster first (sampled_cluster_finish(); `arrays.sample` enabled,
+/// `cluster_sampled_launch_bytes<T>(span, k, sorted)` bytes) — an instantiation of its own, so
+/// that the plain kernel keeps its code and registers (the sample's 16 values per thread, the
+/// filter and the one-block select inlined into one kernel spilled 256 bytes per thread at 64
+/// registers), with 2 blocks per SM (128 registers): it runs only for few rows
+/// (kSampledClusterMaxRows by the rule), whose clusters still fit one wave.
+template <typename T, bool kSampled = false>
+__global__ void __launch_bounds__(kBlockThreads,
+                                  kSampled ? 2 : cluster_min_blocks_per_sm(sizeof(T)))
     topk_cluster_rows_kernel(TopkArrays<T> arrays, std::uint32_t span) {
   chain_to_previous_kernel();  // first: see common/chained_launch.cuh
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -411,10 +418,11 @@ __global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeo
 
   // Phase **load** (issued; the sampled cluster draws its sample while the copies fly).
   start_span_copy(row + first, size, values);
-  if (arrays.sample.enabled &&
-      sampled_cluster_finish<T>(arrays, storage, row_index, row, first, size, values, list_values,
-                                list_columns, capacity, dynamic_shared, span))
-    return;
+  if constexpr (kSampled) {
+    if (sampled_cluster_finish<T>(arrays, storage, row_index, row, first, size, values, list_values,
+                                  list_columns, capacity, dynamic_shared, span))
+      return;
+  }
   finish_span_copy();
   if (threadIdx.x == 0) {
     select.desired = 0;

@@ -337,6 +337,19 @@ ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size
 
 /// Launches topk_sampled_rows_kernel with a list of \p kEntries (its dynamic shared memory
 /// allowed first: once per device).
+// One cluster per row (cluster_rows.cuh), the plain or the sampled instantiation.
+template <typename T, bool kSampled>
+void launch_cluster_rows(unsigned grid, std::size_t cluster_blocks, std::size_t shared_bytes,
+                         cudaStream_t stream, const TopkArrays<T>& arrays, std::uint32_t span) {
+  allow_dynamic_shared_memory<topk_cluster_rows_kernel<T, kSampled>,
+                              cluster_max_launch_bytes<T>()>();
+  if (cluster_blocks > kPortableClusterBlocks)
+    allow_non_portable_clusters<topk_cluster_rows_kernel<T, kSampled>>();
+  launch_chained_in_clusters(topk_cluster_rows_kernel<T, kSampled>, grid, kBlockThreads,
+                             shared_bytes, static_cast<unsigned>(cluster_blocks), stream, arrays,
+                             span);
+}
+
 template <typename T, std::size_t kEntries>
 void launch_sampled_rows(std::size_t num_rows, cudaStream_t stream, const TopkArrays<T>& arrays,
                          const MultiBlockArrays<T>& multi) {
@@ -489,18 +502,20 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // where fewer than target / 2 rows (at most 2048) get at most 16 blocks each.
   if (split.cluster_per_row) {
     arrays.sample = cluster_sample_plan(num_rows, row_length, k, split.blocks_per_row, options);
-    last_path = arrays.sample.enabled ? TopkPath::kClusterSampled : TopkPath::kCluster;
-    allow_dynamic_shared_memory<topk_cluster_rows_kernel<T>, cluster_max_launch_bytes<T>()>();
-    if (split.blocks_per_row > kPortableClusterBlocks)
-      allow_non_portable_clusters<topk_cluster_rows_kernel<T>>();
-    const std::size_t shared_bytes =
-        arrays.sample.enabled
-            ? cluster_sampled_launch_bytes<T>(split.values_per_block, k, options.sorted)
-            : cluster_launch_bytes<T>(split.values_per_block, k, options.sorted);
-    launch_chained_in_clusters(
-        topk_cluster_rows_kernel<T>, static_cast<unsigned>(num_rows * split.blocks_per_row),
-        kBlockThreads, shared_bytes, static_cast<unsigned>(split.blocks_per_row), stream, arrays,
-        static_cast<std::uint32_t>(split.values_per_block));
+    const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
+    const auto span = static_cast<std::uint32_t>(split.values_per_block);
+    if (arrays.sample.enabled) {
+      last_path = TopkPath::kClusterSampled;
+      launch_cluster_rows<T, true>(
+          grid, split.blocks_per_row,
+          cluster_sampled_launch_bytes<T>(split.values_per_block, k, options.sorted), stream,
+          arrays, span);
+    } else {
+      last_path = TopkPath::kCluster;
+      launch_cluster_rows<T, false>(
+          grid, split.blocks_per_row,
+          cluster_launch_bytes<T>(split.values_per_block, k, options.sorted), stream, arrays, span);
+    }
     return;
   }
   if (split.warp_per_row) {
