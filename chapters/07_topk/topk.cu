@@ -335,9 +335,8 @@ ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size
   return plan;
 }
 
-/// Launches topk_sampled_rows_kernel with a list of \p kEntries (its dynamic shared memory
-/// allowed first: once per device).
-// One cluster per row (cluster_rows.cuh), the plain or the sampled instantiation.
+// One cluster per row (cluster_rows.cuh), the plain or the sampled instantiation (its dynamic
+// shared memory and cluster size allowed first: once per device).
 template <typename T, bool kSampled>
 void launch_cluster_rows(unsigned grid, std::size_t cluster_blocks, std::size_t shared_bytes,
                          cudaStream_t stream, const TopkArrays<T>& arrays, std::uint32_t span) {
@@ -350,6 +349,8 @@ void launch_cluster_rows(unsigned grid, std::size_t cluster_blocks, std::size_t 
                              span);
 }
 
+/// Launches topk_sampled_rows_kernel with a list of \p kEntries (its dynamic shared memory
+/// allowed first: once per device).
 template <typename T, std::size_t kEntries>
 void launch_sampled_rows(std::size_t num_rows, cudaStream_t stream, const TopkArrays<T>& arrays,
                          const MultiBlockArrays<T>& multi) {
