@@ -223,6 +223,10 @@ struct ClusterStorage {
   /// The sampled cluster: values of this block's span at or above the sample's bound (read by
   /// every block of the cluster).
   std::uint32_t sample_kept;
+  /// The sampled cluster's fallback: values of this block's span beyond the sample's bound (low
+  /// 16 bits) and equal to it (high 16 bits), read by every block of the cluster. A word of its
+  /// own: the gather rewrites span_answers while a slower block may still read this one.
+  std::uint32_t bound_answers;
 };
 
 /// Bytes of dynamic shared memory the sorting block sorts \p k answers in (the tile
@@ -291,7 +295,75 @@ constexpr int cluster_min_blocks_per_sm(std::size_t value_bytes) {
   return value_bytes <= 4 ? 4 : 2;
 }
 
+/// How the sampled cluster left a row (sampled_cluster_finish(), the same in every block).
+enum class SampledClusterOutcome {
+  kRowDone,        ///< the finishing block selected, gathered and sorted the row from the list
+  kGatherAtBound,  ///< the bound is the k-th value (select state set): gather from the spans
+  kDigitPasses,    ///< run the digit passes over the spans (the select state is the caller's)
+};
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// The sampled cluster's fallback (all threads of every block call it, the spans loaded): whether
+/// the sample's \p bound is the row's k-th value, which it is exactly when fewer than k values of
+/// the row lie beyond it and at least k at or beyond it. Rows of few distinct values are the case
+/// it serves: there the bound's value fills far more than the list (the sample predicts an
+/// overflow), but the bound is usually the k-th value itself, and the cluster can gather at once,
+/// with no digit pass. Each block counts its span (in shared memory: one read, no pass over
+/// memory), a cluster barrier, and every block sums the counts of all blocks, so every block
+/// decides the same. When it is, sets the select state as the passes would have left it
+/// (`desired` the bound, `k_left` the equal values wanted) and returns true; else returns false
+/// and leaves the select state to the caller (no thread reads it after this).
+template <typename T>
+__device__ __forceinline__ bool bound_is_kth_over_cluster(
+    const TopkArrays<T>& arrays, ClusterStorage<typename SelectKey<T>::Bits>& storage,
+    const T* values, std::uint32_t size, typename SelectKey<T>::Bits bound) {
+  using Bits = typename SelectKey<T>::Bits;
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  std::uint32_t beyond = 0, equal = 0;
+  for (std::uint32_t i = threadIdx.x; i < size; i += kBlockThreads) {
+    const Bits bits = SelectKey<T>::bits(values[i], arrays.largest);
+    beyond += bits > bound ? 1u : 0u;
+    equal += bits == bound ? 1u : 0u;
+  }
+  beyond = __reduce_add_sync(0xffffffffu, beyond);
+  equal = __reduce_add_sync(0xffffffffu, equal);
+  const std::uint32_t warp = threadIdx.x >> 5;
+  if ((threadIdx.x & 31u) == 0) {
+    storage.warp_beyond[warp] = beyond;
+    storage.warp_equal[warp] = equal;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    std::uint32_t span_beyond = 0, span_equal = 0;  // both below 2^16: the span is shorter
+#pragma unroll
+    for (int w = 0; w < kClusterWarps; ++w) {
+      span_beyond += storage.warp_beyond[w];
+      span_equal += storage.warp_equal[w];
+    }
+    storage.bound_answers = span_beyond | span_equal << 16;
+  }
+  cluster.sync();  // every block's counts are visible to the cluster
+  typename TopkStorage<Bits>::Select& select = storage.select;
+  if (threadIdx.x == 0) {
+    std::uint32_t answers[kMaxClusterBlocks];
+    load_over_cluster(cluster.num_blocks(), &storage.bound_answers, answers);
+    std::uint32_t row_beyond = 0, row_equal = 0;  // a row's totals need not fit 16 bits
+#pragma unroll
+    for (std::uint32_t b = 0; b < kMaxClusterBlocks; ++b) {
+      row_beyond += answers[b] & 0xffffu;
+      row_equal += answers[b] >> 16;
+    }
+    const bool is_kth = row_beyond < arrays.k && arrays.k - row_beyond <= row_equal;
+    select.desired = bound;
+    select.mask = static_cast<Bits>(~Bits{0});
+    select.k_left = is_kth ? arrays.k - row_beyond : 0u;  // 0: not the k-th value
+  }
+  __syncthreads();
+  const bool is_kth = select.k_left != 0;
+  __syncthreads();  // every thread has read it before the caller resets the select state
+  return is_kth;
+}
+
 /// The sampled cluster (TopkArrays::sample enabled; all threads of every block of the cluster
 /// call it, after start_span_copy()): phases **sample** and **bound** (sample_bound(): every block
 /// draws the same samples from the row in memory, so every block finds the same bound without a
@@ -301,13 +373,14 @@ constexpr int cluster_min_blocks_per_sm(std::size_t value_bytes) {
 /// index modulo the cluster's size, in distributed shared memory), a second cluster barrier, and
 /// the finishing block alone runs **select**, **gather** and **sort** from that list as one
 /// block per row does from its sample read (select_gather_sort_row()): two cluster barriers
-/// instead of one per digit pass and the gather's. Returns true when the row is done (the block
-/// returns), false when the cluster must run the digit passes over the spans instead (the bound
-/// predicts more values than the list holds, a block kept more than its list holds, or the row
-/// kept fewer than k or more than kOneBlockListEntries): every block returns the same, the spans
-/// are loaded (finish_span_copy() and a barrier), and the select state is the caller's to reset.
+/// instead of one per digit pass and the gather's. Returns kRowDone when the row is done (the
+/// block returns). When the list cannot serve (the bound predicts more values than the list
+/// holds, a block kept more than its list holds, or the row kept fewer than k or more than
+/// kOneBlockListEntries), the spans are loaded and the cluster asks whether the bound is the
+/// k-th value (bound_is_kth_over_cluster()): kGatherAtBound if so, else kDigitPasses. Every block
+/// returns the same.
 template <typename T>
-__device__ __forceinline__ bool sampled_cluster_finish(
+__device__ __forceinline__ SampledClusterOutcome sampled_cluster_finish(
     const TopkArrays<T>& arrays, ClusterStorage<typename SelectKey<T>::Bits>& storage,
     std::size_t row_index, const T* row, std::uint32_t first, std::uint32_t size, const T* values,
     T* list_values, std::uint32_t* list_columns, std::uint32_t capacity,
@@ -321,15 +394,22 @@ __device__ __forceinline__ bool sampled_cluster_finish(
   // sample, bound (the span's copies stay in flight meanwhile)
   const std::uint32_t at_or_above =
       sample_bound<T>(row, arrays.row_length, arrays.sample, arrays.largest, select);
+  const Bits bound = select.desired;
   finish_span_copy();
+  // Where the list cannot serve: the bound as the k-th value, else the digit passes.
+  const auto fall_back = [&] {
+    return bound_is_kth_over_cluster<T>(arrays, storage, values, size, bound)
+               ? SampledClusterOutcome::kGatherAtBound
+               : SampledClusterOutcome::kDigitPasses;
+  };
   if (bound_predicts_overflow(at_or_above, arrays.sample.samples, arrays.row_length,
                               static_cast<std::uint32_t>(kOneBlockListEntries))) {
-    __syncthreads();  // the span is loaded, and every thread is done with the select state
-    return false;
+    __syncthreads();  // the span is loaded
+    return fall_back();
   }
   SelectPrefix<Bits> at_least_bound;  // (bits & ~0) >= bound: the filter's keep rule
   at_least_bound.mask = static_cast<Bits>(~Bits{0});
-  at_least_bound.desired = select.desired;
+  at_least_bound.desired = bound;
   select.counts[threadIdx.x] = 0;  // counted (values equal to the bound) but never read
   __syncthreads();                 // the span is loaded, the counters zeroed
   // filter
@@ -349,8 +429,9 @@ __device__ __forceinline__ bool sampled_cluster_finish(
     total += kept_by_block[b];
     overflowed = overflowed || kept_by_block[b] > capacity;
   }
+  // The same in every block; the spans are intact (the filter wrote the lists).
   if (overflowed || total < arrays.k || total > static_cast<std::uint32_t>(kOneBlockListEntries))
-    return false;  // the same in every block; the spans are intact (the filter wrote the lists)
+    return fall_back();
   // collect: the finishing block's one-block storage lies over its span, dead in every block now
   const std::uint32_t finisher = static_cast<std::uint32_t>(row_index % blocks);
   auto* finish_storage =
@@ -365,11 +446,11 @@ __device__ __forceinline__ bool sampled_cluster_finish(
   // Every entry is in the finishing block's list, in column order (the blocks in column order,
   // each list in column order), and no block reads another's shared memory after this.
   cluster.sync();
-  if (rank != finisher) return true;
+  if (rank != finisher) return SampledClusterOutcome::kRowDone;
   // select, gather, sort: every answer is in the list (total >= k values at or above a bound,
   // so the bound is at most the k-th value)
   select_gather_sort_row<T>(arrays, row_index, total, *finish_storage);
-  return true;
+  return SampledClusterOutcome::kRowDone;
 }
 #endif
 
@@ -418,13 +499,16 @@ __global__ void __launch_bounds__(kBlockThreads,
 
   // Phase **load** (issued; the sampled cluster draws its sample while the copies fly).
   start_span_copy(row + first, size, values);
+  bool at_bound = false;  // the sample's bound is the k-th value: no digit pass (block-uniform)
   if constexpr (kSampled) {
-    if (sampled_cluster_finish<T>(arrays, storage, row_index, row, first, size, values, list_values,
-                                  list_columns, capacity, dynamic_shared, span))
-      return;
+    const SampledClusterOutcome outcome =
+        sampled_cluster_finish<T>(arrays, storage, row_index, row, first, size, values, list_values,
+                                  list_columns, capacity, dynamic_shared, span);
+    if (outcome == SampledClusterOutcome::kRowDone) return;
+    at_bound = outcome == SampledClusterOutcome::kGatherAtBound;
   }
   finish_span_copy();
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == 0 && !at_bound) {
     select.desired = 0;
     select.mask = 0;
     select.k_left = arrays.k;
@@ -435,7 +519,7 @@ __global__ void __launch_bounds__(kBlockThreads,
   bool listed = false;  // the list holds every entry the later passes need (block-uniform)
   std::uint32_t list_size = 0;
 #pragma unroll 1
-  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+  for (int pass = at_bound ? num_passes<T>() : 0; pass < num_passes<T>(); ++pass) {
     const int shift = digit_shift<T>(pass);
     // Copy pass % 2 was last read, by every block, before the cluster barrier of pass - 1.
     std::uint32_t* counts = storage.pass_counts[pass & 1];
