@@ -249,7 +249,7 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
   constexpr std::size_t kSmSharedBytes = 228 * 1024;  // an sm_90 SM's shared memory
   constexpr std::size_t kBlockReservedBytes = 1024;   // what the runtime keeps per block
   const std::size_t block_bytes = cluster_shared_bytes(split.values_per_block, value_bytes) +
-                                  sizeof(ClusterStorage<std::uint64_t>) + kBlockReservedBytes;
+                                  cluster_static_bytes<std::uint64_t>() + kBlockReservedBytes;
   const auto by_registers = static_cast<std::size_t>(cluster_min_blocks_per_sm(value_bytes));
   const std::size_t per_sm =
       std::max<std::size_t>(std::min(kSmSharedBytes / block_bytes, by_registers), 1);

@@ -1018,6 +1018,66 @@ TEST(Stage07GpuCluster, EightByteValuesEveryClusterSize) {
   }
 }
 
+/// The sampled cluster where its list cannot serve (cluster_rows.cuh, bound_is_kth_over_cluster()):
+/// rows of one value, of two values with the higher one filling exactly k, k - 1 and k + 1 places,
+/// and of 16 distinct values, in clusters of the rule's size, 2 and kMaxClusterBlocks blocks with
+/// the sample forced on. On rows of one value the sample predicts an overflow and its bound is the
+/// k-th value, so the cluster gathers at the bound with no digit pass; with two values it is or is
+/// not the k-th value, by one place either way, and the cluster must tell which.
+template <typename T>
+void check_sampled_cluster_at_the_bound(std::uint64_t seed) {
+  const auto two = sortlab::generate_keys<T>(sortlab::Distribution::kSorted, 2, seed);
+  std::mt19937_64 random(seed);
+  for (const Shape& shape : {Shape{1, 128256}, Shape{3, 32000}, Shape{2, 9000}}) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    const auto few = sortlab::generate_keys<T>(sortlab::Distribution::kFewDistinct, n, seed + n);
+    const std::vector<T> all_equal(n, two[1]);
+    for (std::size_t k : {std::size_t{50}, std::size_t{300}, std::size_t{2048}}) {
+      // Row r: two[1] in k - 1, k or k + 1 places (r % 3), chosen at random, two[0] elsewhere.
+      std::vector<T> two_values(n, two[0]);
+      for (std::size_t row = 0; row < shape.rows; ++row) {
+        std::vector<std::size_t> columns(shape.row_length);
+        for (std::size_t c = 0; c < columns.size(); ++c) columns[c] = c;
+        std::shuffle(columns.begin(), columns.end(), random);
+        for (std::size_t c = 0; c < k - 1 + row % 3; ++c)
+          two_values[row * shape.row_length + columns[c]] = two[1];
+      }
+      for (std::size_t blocks : {std::size_t{0}, std::size_t{2}, stage07::kMaxClusterBlocks})
+        for (bool largest : {true, false}) {
+          TopkOptions options{largest, /*sorted=*/k <= stage07::kMaxSortedK};
+          options.schedule = stage07::TopkSchedule::kClusterPerRow;
+          options.cluster_blocks = blocks;
+          options.sample = stage07::TopkSample::kOn;
+          for (const auto& [label, input] :
+               {std::pair<const char*, const std::vector<T>*>{"all equal", &all_equal},
+                {"two values", &two_values},
+                {"few distinct", &few}}) {
+            SCOPED_TRACE(case_label(n, label, seed) + " rows=" + std::to_string(shape.rows) +
+                         " k=" + std::to_string(k) + " cluster_blocks=" + std::to_string(blocks) +
+                         (largest ? " largest" : " smallest"));
+            const std::string difference = run_and_compare(*input, shape, k, options);
+            ASSERT_TRUE(difference.empty()) << difference;
+            ASSERT_EQ(stage07::last_topk_path(), expected_cluster_path(shape, k, options));
+          }
+        }
+    }
+  }
+}
+
+TEST(Stage07GpuCluster, SampledBoundIsTheKthValueF32) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  check_sampled_cluster_at_the_bound<float>(test_seed());
+}
+TEST(Stage07GpuCluster, SampledBoundIsTheKthValueBf16) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  check_sampled_cluster_at_the_bound<__nv_bfloat16>(test_seed());
+}
+TEST(Stage07GpuCluster, SampledBoundIsTheKthValueF64) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  check_sampled_cluster_at_the_bound<double>(test_seed());
+}
+
 // Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several
 // blocks per row with the rule's span, on uniform values and on few distinct ones (many ties
 // spread over every block). Unsorted for k beyond the sort's tile.
