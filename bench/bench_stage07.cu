@@ -374,6 +374,10 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   // this thread's last topk() call was a timed one.
   state.counters["sampled_one_block"] =
       stage07::last_topk_path() == stage07::TopkPath::kSampledOneBlock ? 1.0 : 0.0;
+  // One cluster per row that samples (cluster_sample_plan()): its spans filtered against the
+  // sample's bound into one block's list.
+  state.counters["cluster_sampled"] =
+      stage07::last_topk_path() == stage07::TopkPath::kClusterSampled ? 1.0 : 0.0;
   state.counters["keys_per_s"] = static_cast<double>(n) / (ms * 1e-3);
   state.counters["bytes"] = in_bytes + out_bytes;
   state.counters["GBps"] = (in_bytes + out_bytes) / (ms * 1e-3) * 1e-9;

@@ -1529,6 +1529,7 @@ def stage07_table(data: StageData, torch: Optional[ResultSet], label: str,
             if run not in other_runs:
                 other_runs.append(run)
         marks = [mark for mark, counter in (("cluster", "cluster_per_row"),
+                                            ("sampled", "cluster_sampled"),
                                             ("reduction", "argmax_reduction"),
                                             ("queues", "queue_reduction"),
                                             ("sampled, then one block",
@@ -1675,7 +1676,9 @@ def stage07_sections(data: StageData, torch: Optional[ResultSet],
 
 STAGE07_LEGEND = (
     "Columns: *blocks per row* is the schedule the rule chose (1 = one block per row; "
-    "*(cluster)*: one thread-block cluster of that many blocks per row; *(reduction)*: k = 1 "
+    "*(cluster)*: one thread-block cluster of that many blocks per row, *(cluster, sampled)*: "
+    "whose blocks keep the values at or above a sample's bound and one block selects from them; "
+    "*(reduction)*: k = 1 "
     "as one read and a reduction, not a radix select; *(queues)*: 2 ≤ k ≤ 32 as per-thread "
     "queues of the best values and bitonic merges, not a radix select; *(sampled, then one "
     "block)*: that many blocks per row only for the sample pass, then one block per row selects "

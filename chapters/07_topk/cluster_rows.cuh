@@ -102,13 +102,13 @@ constexpr std::size_t cluster_shared_bytes(std::size_t span, std::size_t value_b
   return cluster_work_bytes(span, value_bytes) + span * value_bytes + 16;
 }
 
-/// Copies `row[0, size)` into the shared \p span (all threads call it; the caller waits with a
-/// barrier). \p span has the same address modulo 16 as \p row, so the whole 16-byte words in
-/// between go with `cp.async.cg` (no register holds them, and every thread has all its copies in
-/// flight at once); the few values before the first word and after the last are copied one by
-/// one.
+/// Starts copying `row[0, size)` into the shared \p span (all threads call it; each waits for its
+/// copies with finish_span_copy(), and the caller then syncs the block). \p span has the same
+/// address modulo 16 as \p row, so the whole 16-byte words in between go with `cp.async.cg` (no
+/// register holds them, and every thread has all its copies in flight at once); the few values
+/// before the first word and after the last are copied one by one.
 template <typename T>
-__device__ __forceinline__ void copy_span_to_shared(const T* row, std::uint32_t size, T* span) {
+__device__ __forceinline__ void start_span_copy(const T* row, std::uint32_t size, T* span) {
   constexpr std::uint32_t kPerWord = sizeof(uint4) / sizeof(T);
   const auto address = reinterpret_cast<std::uintptr_t>(row);
   std::uint32_t head = static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) %
@@ -126,6 +126,10 @@ __device__ __forceinline__ void copy_span_to_shared(const T* row, std::uint32_t 
   }
   const std::uint32_t tail = head + words * kPerWord + threadIdx.x;
   if (tail < size) span[tail] = row[tail];
+}
+
+/// Waits for this thread's copies of start_span_copy() (a second call waits for nothing).
+__device__ __forceinline__ void finish_span_copy() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -216,7 +220,29 @@ struct ClusterStorage {
   /// Values of this block's span beyond the k-th value (low 16 bits) and equal to it (high 16
   /// bits), read by the blocks after it.
   std::uint32_t span_answers;
+  /// The sampled cluster: values of this block's span at or above the sample's bound (read by
+  /// every block of the cluster).
+  std::uint32_t sample_kept;
+  /// The sampled cluster's fallback: values of this block's span beyond the sample's bound (low
+  /// 16 bits) and equal to it (high 16 bits), read by every block of the cluster. A word of its
+  /// own: the gather rewrites span_answers while a slower block may still read this one.
+  std::uint32_t bound_answers;
 };
+
+/// Alignment of the cluster kernel's dynamic shared memory: a shared-memory wavefront (128 bytes).
+/// Its 16-byte loads (the answer sort's tiles, the list) then start on a wavefront, whatever the
+/// size of ClusterStorage: when adding a word to it moved the dynamic bytes from 0xd00 to 0xd10,
+/// the plain f32 kernel ran 2% slower at 256 x 32000, k = 1024 and 2048 (same code, same
+/// registers; session 23, H200).
+inline constexpr std::size_t kClusterDynamicAlignment = 128;
+
+/// Static shared memory of the cluster kernel as a launch uses it: ClusterStorage, and the padding
+/// up to the dynamic bytes' alignment (kClusterDynamicAlignment).
+template <typename Bits>
+constexpr std::size_t cluster_static_bytes() {
+  return (sizeof(ClusterStorage<Bits>) + kClusterDynamicAlignment - 1) / kClusterDynamicAlignment *
+         kClusterDynamicAlignment;
+}
 
 /// Bytes of dynamic shared memory the sorting block sorts \p k answers in (the tile
 /// sort_answers_for_k() picks); 0 when nothing is sorted. It sorts after the last cluster barrier,
@@ -239,13 +265,32 @@ constexpr std::size_t cluster_launch_bytes(std::size_t span, std::size_t k, bool
   return span_bytes > sort_bytes ? span_bytes : sort_bytes;
 }
 
+/// Dynamic shared memory of a launch of the sampled cluster (TopkArrays::sample enabled): as
+/// cluster_launch_bytes(), and room after the work bytes for the one-block storage
+/// (RowsStorage: select state, a kOneBlockListEntries list, the answer sort) that the finishing
+/// block gathers the row's candidates into, over its span (dead by then).
+/// \param span values per block
+/// \param k answers per row
+/// \param sorted whether the call sorts them
+template <typename T>
+constexpr std::size_t cluster_sampled_launch_bytes(std::size_t span, std::size_t k, bool sorted) {
+  const std::size_t plain = cluster_launch_bytes<T>(span, k, sorted);
+  const std::size_t finish = cluster_work_bytes(span, sizeof(T)) + sizeof(RowsStorage<T>);
+  return plain > finish ? plain : finish;
+}
+
 /// The most dynamic shared memory a launch of the cluster kernel for \p T asks: the largest span
-/// (kMaxClusterSpanBytes), or the largest answer sort.
+/// (kMaxClusterSpanBytes), the largest answer sort, or the largest span's work bytes and the
+/// sampled finish's one-block storage.
 template <typename T>
 constexpr std::size_t cluster_max_launch_bytes() {
-  const std::size_t span_bytes = cluster_shared_bytes(kMaxClusterSpanBytes / sizeof(T), sizeof(T));
+  const std::size_t largest_span = kMaxClusterSpanBytes / sizeof(T);
+  const std::size_t span_bytes = cluster_shared_bytes(largest_span, sizeof(T));
   const std::size_t sort_bytes = sizeof(AnswerSortStorage<typename SelectKey<T>::Bits>);
-  return span_bytes > sort_bytes ? span_bytes : sort_bytes;
+  const std::size_t finish_bytes =
+      cluster_work_bytes(largest_span, sizeof(T)) + sizeof(RowsStorage<T>);
+  const std::size_t larger = span_bytes > sort_bytes ? span_bytes : sort_bytes;
+  return larger > finish_bytes ? larger : finish_bytes;
 }
 
 /// Whether the largest launch for values of type \p T fits the 227 KiB of shared memory a block
@@ -265,14 +310,180 @@ constexpr int cluster_min_blocks_per_sm(std::size_t value_bytes) {
   return value_bytes <= 4 ? 4 : 2;
 }
 
+/// How the sampled cluster left a row (sampled_cluster_finish(), the same in every block).
+enum class SampledClusterOutcome {
+  kRowDone,        ///< the finishing block selected, gathered and sorted the row from the list
+  kGatherAtBound,  ///< the bound is the k-th value (select state set): gather from the spans
+  kDigitPasses,    ///< run the digit passes over the spans (the select state is the caller's)
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// The sampled cluster's fallback (all threads of every block call it, the spans loaded): whether
+/// the sample's \p bound is the row's k-th value, which it is exactly when fewer than k values of
+/// the row lie beyond it and at least k at or beyond it. Rows of few distinct values are the case
+/// it serves: there the bound's value fills far more than the list (the sample predicts an
+/// overflow), but the bound is usually the k-th value itself, and the cluster can gather at once,
+/// with no digit pass. Each block counts its span (in shared memory: one read, no pass over
+/// memory), a cluster barrier, and every block sums the counts of all blocks, so every block
+/// decides the same. When it is, sets the select state as the passes would have left it
+/// (`desired` the bound, `k_left` the equal values wanted) and returns true; else returns false
+/// and leaves the select state to the caller (no thread reads it after this).
+template <typename T>
+__device__ __forceinline__ bool bound_is_kth_over_cluster(
+    const TopkArrays<T>& arrays, ClusterStorage<typename SelectKey<T>::Bits>& storage,
+    const T* values, std::uint32_t size, typename SelectKey<T>::Bits bound) {
+  using Bits = typename SelectKey<T>::Bits;
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  std::uint32_t beyond = 0, equal = 0;
+  for (std::uint32_t i = threadIdx.x; i < size; i += kBlockThreads) {
+    const Bits bits = SelectKey<T>::bits(values[i], arrays.largest);
+    beyond += bits > bound ? 1u : 0u;
+    equal += bits == bound ? 1u : 0u;
+  }
+  beyond = __reduce_add_sync(0xffffffffu, beyond);
+  equal = __reduce_add_sync(0xffffffffu, equal);
+  const std::uint32_t warp = threadIdx.x >> 5;
+  if ((threadIdx.x & 31u) == 0) {
+    storage.warp_beyond[warp] = beyond;
+    storage.warp_equal[warp] = equal;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    std::uint32_t span_beyond = 0, span_equal = 0;  // both below 2^16: the span is shorter
+#pragma unroll
+    for (int w = 0; w < kClusterWarps; ++w) {
+      span_beyond += storage.warp_beyond[w];
+      span_equal += storage.warp_equal[w];
+    }
+    storage.bound_answers = span_beyond | span_equal << 16;
+  }
+  cluster.sync();  // every block's counts are visible to the cluster
+  typename TopkStorage<Bits>::Select& select = storage.select;
+  if (threadIdx.x == 0) {
+    std::uint32_t answers[kMaxClusterBlocks];
+    load_over_cluster(cluster.num_blocks(), &storage.bound_answers, answers);
+    std::uint32_t row_beyond = 0, row_equal = 0;  // a row's totals need not fit 16 bits
+#pragma unroll
+    for (std::uint32_t b = 0; b < kMaxClusterBlocks; ++b) {
+      row_beyond += answers[b] & 0xffffu;
+      row_equal += answers[b] >> 16;
+    }
+    const bool is_kth = row_beyond < arrays.k && arrays.k - row_beyond <= row_equal;
+    select.desired = bound;
+    select.mask = static_cast<Bits>(~Bits{0});
+    select.k_left = is_kth ? arrays.k - row_beyond : 0u;  // 0: not the k-th value
+  }
+  __syncthreads();
+  const bool is_kth = select.k_left != 0;
+  __syncthreads();  // every thread has read it before the caller resets the select state
+  return is_kth;
+}
+
+/// The sampled cluster (TopkArrays::sample enabled; all threads of every block of the cluster
+/// call it, after start_span_copy()): phases **sample** and **bound** (sample_bound(): every block
+/// draws the same samples from the row in memory, so every block finds the same bound without a
+/// word between them), **filter** (each block keeps its span's values at or above the bound, in
+/// column order, in its list), a cluster barrier, **collect** (each block reads every block's
+/// count and writes its entries at its offset into the list of the finishing block, the row's
+/// index modulo the cluster's size, in distributed shared memory), a second cluster barrier, and
+/// the finishing block alone runs **select**, **gather** and **sort** from that list as one
+/// block per row does from its sample read (select_gather_sort_row()): two cluster barriers
+/// instead of one per digit pass and the gather's. Returns kRowDone when the row is done (the
+/// block returns). When the list cannot serve (the bound predicts more values than the list
+/// holds, a block kept more than its list holds, or the row kept fewer than k or more than
+/// kOneBlockListEntries), the spans are loaded and the cluster asks whether the bound is the
+/// k-th value (bound_is_kth_over_cluster()): kGatherAtBound if so, else kDigitPasses. Every block
+/// returns the same.
+template <typename T>
+__device__ __forceinline__ SampledClusterOutcome sampled_cluster_finish(
+    const TopkArrays<T>& arrays, ClusterStorage<typename SelectKey<T>::Bits>& storage,
+    std::size_t row_index, const T* row, std::uint32_t first, std::uint32_t size, const T* values,
+    T* list_values, std::uint32_t* list_columns, std::uint32_t capacity,
+    unsigned char* dynamic_shared, std::uint32_t span) {
+  using Bits = typename SelectKey<T>::Bits;
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const std::uint32_t rank = cluster.block_rank();
+  const std::uint32_t blocks = cluster.num_blocks();
+  typename TopkStorage<Bits>::Select& select = storage.select;
+  // sample, bound (the span's copies stay in flight meanwhile)
+  const std::uint32_t at_or_above =
+      sample_bound<T>(row, arrays.row_length, arrays.sample, arrays.largest, select);
+  const Bits bound = select.desired;
+  finish_span_copy();
+  // Where the list cannot serve: the bound as the k-th value, else the digit passes.
+  const auto fall_back = [&] {
+    return bound_is_kth_over_cluster<T>(arrays, storage, values, size, bound)
+               ? SampledClusterOutcome::kGatherAtBound
+               : SampledClusterOutcome::kDigitPasses;
+  };
+  if (bound_predicts_overflow(at_or_above, arrays.sample.samples, arrays.row_length,
+                              static_cast<std::uint32_t>(kOneBlockListEntries))) {
+    __syncthreads();  // the span is loaded
+    return fall_back();
+  }
+  SelectPrefix<Bits> at_least_bound;  // (bits & ~0) >= bound: the filter's keep rule
+  at_least_bound.mask = static_cast<Bits>(~Bits{0});
+  at_least_bound.desired = bound;
+  select.counts[threadIdx.x] = 0;  // counted (values equal to the bound) but never read
+  __syncthreads();                 // the span is loaded, the counters zeroed
+  // filter
+  const ValueSource<T> whole_span{values, nullptr, first, size};
+  const std::uint32_t kept = count_and_filter<T, false, false, kFilterItemsPerThread>(
+      whole_span, at_least_bound, digit_shift<T>(0), arrays.largest, select.counts, list_values,
+      list_columns, select.warp_kept, capacity);
+  if (threadIdx.x == 0) storage.sample_kept = kept;
+  cluster.sync();  // every block's list and count are complete and visible to the cluster
+  std::uint32_t kept_by_block[kMaxClusterBlocks];
+  load_over_cluster(blocks, &storage.sample_kept, kept_by_block);
+  std::uint32_t before = 0, total = 0;
+  bool overflowed = false;
+#pragma unroll
+  for (std::uint32_t b = 0; b < kMaxClusterBlocks; ++b) {
+    before += b < rank ? kept_by_block[b] : 0u;
+    total += kept_by_block[b];
+    overflowed = overflowed || kept_by_block[b] > capacity;
+  }
+  // The same in every block; the spans are intact (the filter wrote the lists).
+  if (overflowed || total < arrays.k || total > static_cast<std::uint32_t>(kOneBlockListEntries))
+    return fall_back();
+  // collect: the finishing block's one-block storage lies over its span, dead in every block now
+  const std::uint32_t finisher = static_cast<std::uint32_t>(row_index % blocks);
+  auto* finish_storage =
+      reinterpret_cast<RowsStorage<T>*>(dynamic_shared + cluster_work_bytes(span, sizeof(T)));
+  RowsStorage<T>* remote = cluster.map_shared_rank(finish_storage, finisher);
+  T* to_values = remote->work.list.values() + before;
+  std::uint32_t* to_columns = remote->work.list.columns + before;
+  for (std::uint32_t i = threadIdx.x; i < kept; i += kBlockThreads) {
+    to_values[i] = list_values[i];
+    to_columns[i] = list_columns[i];
+  }
+  // Every entry is in the finishing block's list, in column order (the blocks in column order,
+  // each list in column order), and no block reads another's shared memory after this.
+  cluster.sync();
+  if (rank != finisher) return SampledClusterOutcome::kRowDone;
+  // select, gather, sort: every answer is in the list (total >= k values at or above a bound,
+  // so the bound is at most the k-th value)
+  select_gather_sort_row<T>(arrays, row_index, total, *finish_storage);
+  return SampledClusterOutcome::kRowDone;
+}
+#endif
+
 /// One cluster of `cluster_blocks` blocks per row (the launch's cluster dimension; the grid is
 /// num_rows x cluster_blocks blocks, kBlockThreads threads each, and
 /// `cluster_launch_bytes<T>(span, k, sorted)` bytes of dynamic shared memory): load, per pass count
 /// and choose the digit across the cluster, gather, and one block sorts (module comment above).
 /// \p span values per block, a multiple of 64 (cluster_split()'s rounding: the list's values then
 /// start on a 16-byte boundary too) and less than 65536 (the span's answer counts are 16 bits).
-template <typename T>
-__global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeof(T)))
+/// \p kSampled: the sampled cluster first (sampled_cluster_finish(); `arrays.sample` enabled,
+/// `cluster_sampled_launch_bytes<T>(span, k, sorted)` bytes) — an instantiation of its own, so
+/// that the plain kernel keeps its code and registers (the sample's 16 values per thread, the
+/// filter and the one-block select inlined into one kernel spilled 256 bytes per thread at 64
+/// registers), with 2 blocks per SM (128 registers): it runs only for few rows
+/// (kSampledClusterMaxRows by the rule), whose clusters still fit one wave.
+template <typename T, bool kSampled = false>
+__global__ void __launch_bounds__(kBlockThreads,
+                                  kSampled ? 2 : cluster_min_blocks_per_sm(sizeof(T)))
     topk_cluster_rows_kernel(TopkArrays<T> arrays, std::uint32_t span) {
   chain_to_previous_kernel();  // first: see common/chained_launch.cuh
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -281,9 +492,10 @@ __global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeo
   __shared__ ClusterStorage<Bits> storage;
   static_assert(kMaxClusterSpanBytes / sizeof(T) < 65536,
                 "a span's 16-bit lane counters and answer counts hold its length");
-  static_assert(cluster_launch_fits<T>(sizeof(ClusterStorage<Bits>)),
+  static_assert(cluster_launch_fits<T>(cluster_static_bytes<Bits>()),
                 "the largest span, its list and the static storage fit one block's shared memory");
-  extern __shared__ __align__(16) unsigned char dynamic_shared[];
+  static_assert(kClusterDynamicAlignment == 128, "the alignment below");
+  extern __shared__ __align__(128) unsigned char dynamic_shared[];
   typename TopkStorage<Bits>::Select& select = storage.select;
   cg::cluster_group cluster = cg::this_cluster();
   const std::uint32_t rank = cluster.block_rank();
@@ -301,9 +513,18 @@ __global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeo
   T* values = reinterpret_cast<T*>(dynamic_shared + cluster_work_bytes(span, sizeof(T)) +
                                    reinterpret_cast<std::uintptr_t>(row + first) % sizeof(uint4));
 
-  // Phase **load**.
-  copy_span_to_shared(row + first, size, values);
-  if (threadIdx.x == 0) {
+  // Phase **load** (issued; the sampled cluster draws its sample while the copies fly).
+  start_span_copy(row + first, size, values);
+  bool at_bound = false;  // the sample's bound is the k-th value: no digit pass (block-uniform)
+  if constexpr (kSampled) {
+    const SampledClusterOutcome outcome =
+        sampled_cluster_finish<T>(arrays, storage, row_index, row, first, size, values, list_values,
+                                  list_columns, capacity, dynamic_shared, span);
+    if (outcome == SampledClusterOutcome::kRowDone) return;
+    at_bound = outcome == SampledClusterOutcome::kGatherAtBound;
+  }
+  finish_span_copy();
+  if (threadIdx.x == 0 && !at_bound) {
     select.desired = 0;
     select.mask = 0;
     select.k_left = arrays.k;
@@ -314,7 +535,7 @@ __global__ void __launch_bounds__(kBlockThreads, cluster_min_blocks_per_sm(sizeo
   bool listed = false;  // the list holds every entry the later passes need (block-uniform)
   std::uint32_t list_size = 0;
 #pragma unroll 1
-  for (int pass = 0; pass < num_passes<T>(); ++pass) {
+  for (int pass = at_bound ? num_passes<T>() : 0; pass < num_passes<T>(); ++pass) {
     const int shift = digit_shift<T>(pass);
     // Copy pass % 2 was last read, by every block, before the cluster barrier of pass - 1.
     std::uint32_t* counts = storage.pass_counts[pass & 1];

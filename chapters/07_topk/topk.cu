@@ -215,6 +215,13 @@ std::size_t sampled_finish_list_entries(const SamplePlan& plan, std::size_t num_
   return entries;
 }
 
+SamplePlan cluster_sample_plan(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                               std::size_t cluster_blocks, const TopkOptions& options) {
+  const bool wanted = options.sample == TopkSample::kOn ||
+                      (options.sample == TopkSample::kAuto && num_rows <= kSampledClusterMaxRows);
+  return sample_plan(row_length, k, cluster_blocks, kOneBlockListEntries, wanted);
+}
+
 RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                     std::size_t value_bytes, const TopkOptions& options,
                     std::size_t target_blocks) {
@@ -242,7 +249,7 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
   constexpr std::size_t kSmSharedBytes = 228 * 1024;  // an sm_90 SM's shared memory
   constexpr std::size_t kBlockReservedBytes = 1024;   // what the runtime keeps per block
   const std::size_t block_bytes = cluster_shared_bytes(split.values_per_block, value_bytes) +
-                                  sizeof(ClusterStorage<std::uint64_t>) + kBlockReservedBytes;
+                                  cluster_static_bytes<std::uint64_t>() + kBlockReservedBytes;
   const auto by_registers = static_cast<std::size_t>(cluster_min_blocks_per_sm(value_bytes));
   const std::size_t per_sm =
       std::max<std::size_t>(std::min(kSmSharedBytes / block_bytes, by_registers), 1);
@@ -326,6 +333,20 @@ ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size
     plan.list_columns[list] = plan.layout.add<std::uint32_t>(entries);
   }
   return plan;
+}
+
+// One cluster per row (cluster_rows.cuh), the plain or the sampled instantiation (its dynamic
+// shared memory and cluster size allowed first: once per device).
+template <typename T, bool kSampled>
+void launch_cluster_rows(unsigned grid, std::size_t cluster_blocks, std::size_t shared_bytes,
+                         cudaStream_t stream, const TopkArrays<T>& arrays, std::uint32_t span) {
+  allow_dynamic_shared_memory<topk_cluster_rows_kernel<T, kSampled>,
+                              cluster_max_launch_bytes<T>()>();
+  if (cluster_blocks > kPortableClusterBlocks)
+    allow_non_portable_clusters<topk_cluster_rows_kernel<T, kSampled>>();
+  launch_chained_in_clusters(topk_cluster_rows_kernel<T, kSampled>, grid, kBlockThreads,
+                             shared_bytes, static_cast<unsigned>(cluster_blocks), stream, arrays,
+                             span);
 }
 
 /// Launches topk_sampled_rows_kernel with a list of \p kEntries (its dynamic shared memory
@@ -481,15 +502,21 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // Its grid was bounded above: forced, by the checks before the size query; by the rule, only
   // where fewer than target / 2 rows (at most 2048) get at most 16 blocks each.
   if (split.cluster_per_row) {
-    last_path = TopkPath::kCluster;
-    allow_dynamic_shared_memory<topk_cluster_rows_kernel<T>, cluster_max_launch_bytes<T>()>();
-    if (split.blocks_per_row > kPortableClusterBlocks)
-      allow_non_portable_clusters<topk_cluster_rows_kernel<T>>();
-    launch_chained_in_clusters(
-        topk_cluster_rows_kernel<T>, static_cast<unsigned>(num_rows * split.blocks_per_row),
-        kBlockThreads, cluster_launch_bytes<T>(split.values_per_block, k, options.sorted),
-        static_cast<unsigned>(split.blocks_per_row), stream, arrays,
-        static_cast<std::uint32_t>(split.values_per_block));
+    arrays.sample = cluster_sample_plan(num_rows, row_length, k, split.blocks_per_row, options);
+    const unsigned grid = static_cast<unsigned>(num_rows * split.blocks_per_row);
+    const auto span = static_cast<std::uint32_t>(split.values_per_block);
+    if (arrays.sample.enabled) {
+      last_path = TopkPath::kClusterSampled;
+      launch_cluster_rows<T, true>(
+          grid, split.blocks_per_row,
+          cluster_sampled_launch_bytes<T>(split.values_per_block, k, options.sorted), stream,
+          arrays, span);
+    } else {
+      last_path = TopkPath::kCluster;
+      launch_cluster_rows<T, false>(
+          grid, split.blocks_per_row,
+          cluster_launch_bytes<T>(split.values_per_block, k, options.sorted), stream, arrays, span);
+    }
     return;
   }
   if (split.warp_per_row) {

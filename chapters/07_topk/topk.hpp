@@ -257,13 +257,15 @@ enum class TopkSchedule {
 
 /// Whether a call draws a sample of each row for a bound on the k-th value (sample_plan.hpp):
 /// several blocks per row then run the sample pass before their digit passes, one block per row
-/// reads its row once into its shared list.
+/// reads its row once into its shared list, and one cluster per row filters its spans into one
+/// block's list (cluster_sample_plan()).
 enum class TopkSample {
   /// When the input is larger than the device's L2 cache (and, one block per row, rows have at
   /// least kOneBlockSampleMinLength values): below that, the digit passes re-read the rows from
   /// L2, and the sample pass (one more launch, and a bound to find before its read) costs more
   /// than it saves (H100: 1 x 128256, k = 2048: 0.048 ms without it, 0.077 with it; 64 x 2^20,
-  /// k = 64: 0.52 without, 0.29 with; README).
+  /// k = 64: 0.52 without, 0.29 with; README). One cluster per row: for at most
+  /// kSampledClusterMaxRows rows (cluster_sample_plan()).
   kAuto,
   kOn,   ///< whenever sample_plan() allows it (the tests' small inputs)
   kOff,  ///< never: the digit passes read the row
@@ -526,10 +528,13 @@ ArgmaxSplit argmax_split(std::size_t num_rows, std::size_t row_length, std::size
 
 /// The kernels a topk() call launched (last_topk_path()).
 enum class TopkPath {
-  kNone,           ///< nothing: a size query, k = 0 or no rows, or a rejected call
-  kArgmax,         ///< k = 1 as a reduction (argmax_rows.cuh)
-  kQueues,         ///< 2 <= k <= kMaxQueueK as per-thread queues (queue_rows.cuh)
-  kCluster,        ///< one thread-block cluster per row (cluster_rows.cuh)
+  kNone,     ///< nothing: a size query, k = 0 or no rows, or a rejected call
+  kArgmax,   ///< k = 1 as a reduction (argmax_rows.cuh)
+  kQueues,   ///< 2 <= k <= kMaxQueueK as per-thread queues (queue_rows.cuh)
+  kCluster,  ///< one thread-block cluster per row (cluster_rows.cuh)
+  /// one cluster per row that samples (cluster_sample_plan()): its spans filtered against the
+  /// sample's bound into one block's list, or, where that does not work, the digit passes
+  kClusterSampled,
   kWarpWholeRow,   ///< one warp per row, sorted rows sorted whole by the network (no select)
   kWarpSelect,     ///< one warp per row, the radix select
   kOneBlock,       ///< one block per row, the radix select
@@ -538,6 +543,26 @@ enum class TopkPath {
   /// (topk_sampled_rows_kernel in sample_pass.cuh)
   kSampledOneBlock,
 };
+
+/// Most rows for which the automatic rule lets one cluster per row sample (cluster_sample_plan()):
+/// the finishing block's one-block storage can make a cluster's shared memory larger than its
+/// spans, and with many rows that would cost blocks per SM. A first value, not yet measured.
+inline constexpr std::size_t kSampledClusterMaxRows = 32;
+
+/// The sample plan of one cluster per row (TopkArrays::sample of topk_cluster_rows_kernel;
+/// disabled: the digit passes over the spans): sample_plan() for a list of kOneBlockListEntries
+/// (the finishing block's), when TopkOptions::sample is kOn, or kAuto with at most
+/// kSampledClusterMaxRows rows. Then every block filters its span against the sample's bound,
+/// one block selects from the row's candidates, and the cluster meets at two barriers instead of
+/// one per digit pass (cluster_rows.cuh, sampled_cluster_finish()). Pure host arithmetic
+/// (CPU-tested).
+/// \param num_rows rows
+/// \param row_length values per row
+/// \param k answers per row
+/// \param cluster_blocks blocks of a row's cluster
+/// \param options the call's options
+SamplePlan cluster_sample_plan(std::size_t num_rows, std::size_t row_length, std::size_t k,
+                               std::size_t cluster_blocks, const TopkOptions& options);
 
 /// The kernels the calling thread's last topk() call launched: so that a test can tell that a
 /// rule sent a shape where it says (the outputs of every path are the same, element for

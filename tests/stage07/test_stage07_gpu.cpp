@@ -93,11 +93,17 @@ std::vector<std::pair<std::string, TopkOptions>> every_schedule(
   if (set == ScheduleSet::kCluster) {
     // Four blocks per cluster (more where the row needs them), so even short rows span several
     // blocks, some of them empty.
+    // Each with the digit passes over the spans (sample off) and with the sample's bound and one
+    // block's list (on, where cluster_sample_plan() allows it; the rows whose bound predicts an
+    // overflow, or whose list does not work, fall back to the digit passes inside the kernel).
     TopkOptions cluster = options;
     cluster.schedule = stage07::TopkSchedule::kClusterPerRow;
     cluster.cluster_blocks = 4;
+    cluster.sample = stage07::TopkSample::kOff;
+    TopkOptions sampled = cluster;
+    sampled.sample = stage07::TopkSample::kOn;
     if (!stage07::cluster_schedule_built()) return {};
-    return {{"one cluster per row", cluster}};
+    return {{"one cluster per row", cluster}, {"one cluster per row, sampled", sampled}};
   }
   TopkOptions one = options, several = options, per_warp = options;
   one.schedule = stage07::TopkSchedule::kOneBlockPerRow;
@@ -246,6 +252,22 @@ std::string run_and_compare(const std::vector<T>& input, const Shape& shape, std
   return compare_filter_flags(input, shape, k, options, temp.data());
 }
 
+/// The path of a forced cluster call with k > 1 (k = 1 takes the argmax, 2 <= k <= 32 the queues,
+/// where their rules allow): kClusterSampled where cluster_sample_plan() is enabled. The plan
+/// depends on the cluster's size only through its warp capacity, which is at least 16 entries
+/// for every size up to kMaxClusterBlocks, so the largest size stands for the one the call took.
+stage07::TopkPath expected_cluster_path(const Shape& shape, std::size_t k,
+                                        const TopkOptions& options) {
+  const stage07::TopkPath taken = stage07::last_topk_path();
+  if (taken != stage07::TopkPath::kCluster && taken != stage07::TopkPath::kClusterSampled)
+    return taken;  // a reduction took the call
+  return stage07::cluster_sample_plan(shape.rows, shape.row_length, k, stage07::kMaxClusterBlocks,
+                                      options)
+                 .enabled
+             ? stage07::TopkPath::kClusterSampled
+             : stage07::TopkPath::kCluster;
+}
+
 /// One direction for one input: sorted (where k allows) and unsorted, each on both schedules.
 template <typename T>
 void check_direction(const std::vector<T>& input, const Shape& shape, std::size_t k, bool largest,
@@ -262,6 +284,9 @@ void check_direction(const std::vector<T>& input, const Shape& shape, std::size_
       // A forced schedule runs that schedule's kernels (the outputs cannot tell them apart).
       if (options.schedule == stage07::TopkSchedule::kOneBlockPerRow) {
         ASSERT_EQ(stage07::last_topk_path(), stage07::TopkPath::kOneBlock);
+      }
+      if (options.schedule == stage07::TopkSchedule::kClusterPerRow && k > 1) {
+        ASSERT_EQ(stage07::last_topk_path(), expected_cluster_path(shape, k, options));
       }
       if (options.schedule == stage07::TopkSchedule::kWarpPerRow) {
         const bool whole_row = sorted && shape.row_length <= stage07::kMaxWarpSortedK;
@@ -919,11 +944,15 @@ TEST(Stage07GpuCluster, LlmShapesEveryClusterSize) {
           TopkOptions options;
           options.schedule = stage07::TopkSchedule::kClusterPerRow;
           options.cluster_blocks = blocks;
+          // The rule's sample (sampled_cluster_finish() where the plan allows it) on even sizes,
+          // the digit passes over the spans on odd ones.
+          options.sample = blocks % 2 == 0 ? stage07::TopkSample::kAuto : stage07::TopkSample::kOff;
           SCOPED_TRACE(case_label(n, sortlab::to_string(distribution), seed) +
                        " rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
                        " cluster_blocks=" + std::to_string(blocks));
           std::string difference = run_and_compare(input, shape, k, options);
           ASSERT_TRUE(difference.empty()) << "f32: " << difference;
+          ASSERT_EQ(stage07::last_topk_path(), expected_cluster_path(shape, k, options));
           difference = run_and_compare(half_input, shape, k, options);
           ASSERT_TRUE(difference.empty()) << "bf16: " << difference;
         }
@@ -952,6 +981,8 @@ TEST(Stage07GpuCluster, CandidateListJustFitsAndJustOverflows) {
         TopkOptions options{largest, sorted};
         options.schedule = stage07::TopkSchedule::kClusterPerRow;
         options.cluster_blocks = 1;
+        // The digit passes' filter is under test: the sampled cluster would take these rows.
+        options.sample = stage07::TopkSample::kOff;
         SCOPED_TRACE("high=" + std::to_string(c.high) + " middle=" + std::to_string(c.middle) +
                      (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
         const std::string difference = run_and_compare(input, Shape{1, length}, c.k, options);
@@ -975,6 +1006,9 @@ TEST(Stage07GpuCluster, EightByteValuesEveryClusterSize) {
         TopkOptions options;
         options.schedule = stage07::TopkSchedule::kClusterPerRow;
         options.cluster_blocks = blocks;
+        // The rule's sample (the sampled cluster where the plan allows it) on 0 and 16 blocks,
+        // the digit passes over the spans on 1.
+        options.sample = blocks == 1 ? stage07::TopkSample::kOff : stage07::TopkSample::kAuto;
         SCOPED_TRACE("rows=" + std::to_string(shape.rows) + " k=" + std::to_string(k) +
                      " cluster_blocks=" + std::to_string(blocks));
         std::string difference = run_and_compare(wide, shape, k, options);
@@ -983,6 +1017,66 @@ TEST(Stage07GpuCluster, EightByteValuesEveryClusterSize) {
         ASSERT_TRUE(difference.empty()) << "i64: " << difference;
       }
   }
+}
+
+/// The sampled cluster where its list cannot serve (cluster_rows.cuh, bound_is_kth_over_cluster()):
+/// rows of one value, of two values with the higher one filling exactly k, k - 1 and k + 1 places,
+/// and of 16 distinct values, in clusters of the rule's size, 2 and kMaxClusterBlocks blocks with
+/// the sample forced on. On rows of one value the sample predicts an overflow and its bound is the
+/// k-th value, so the cluster gathers at the bound with no digit pass; with two values it is or is
+/// not the k-th value, by one place either way, and the cluster must tell which.
+template <typename T>
+void check_sampled_cluster_at_the_bound(std::uint64_t seed) {
+  const auto two = sortlab::generate_keys<T>(sortlab::Distribution::kSorted, 2, seed);
+  std::mt19937_64 random(seed);
+  for (const Shape& shape : {Shape{1, 128256}, Shape{3, 32000}, Shape{2, 9000}}) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    const auto few = sortlab::generate_keys<T>(sortlab::Distribution::kFewDistinct, n, seed + n);
+    const std::vector<T> all_equal(n, two[1]);
+    for (std::size_t k : {std::size_t{50}, std::size_t{300}, std::size_t{2048}}) {
+      // Row r: two[1] in k - 1, k or k + 1 places (r % 3), chosen at random, two[0] elsewhere.
+      std::vector<T> two_values(n, two[0]);
+      for (std::size_t row = 0; row < shape.rows; ++row) {
+        std::vector<std::size_t> columns(shape.row_length);
+        for (std::size_t c = 0; c < columns.size(); ++c) columns[c] = c;
+        std::shuffle(columns.begin(), columns.end(), random);
+        for (std::size_t c = 0; c < k - 1 + row % 3; ++c)
+          two_values[row * shape.row_length + columns[c]] = two[1];
+      }
+      for (std::size_t blocks : {std::size_t{0}, std::size_t{2}, stage07::kMaxClusterBlocks})
+        for (bool largest : {true, false}) {
+          TopkOptions options{largest, /*sorted=*/k <= stage07::kMaxSortedK};
+          options.schedule = stage07::TopkSchedule::kClusterPerRow;
+          options.cluster_blocks = blocks;
+          options.sample = stage07::TopkSample::kOn;
+          for (const auto& [label, input] :
+               {std::pair<const char*, const std::vector<T>*>{"all equal", &all_equal},
+                {"two values", &two_values},
+                {"few distinct", &few}}) {
+            SCOPED_TRACE(case_label(n, label, seed) + " rows=" + std::to_string(shape.rows) +
+                         " k=" + std::to_string(k) + " cluster_blocks=" + std::to_string(blocks) +
+                         (largest ? " largest" : " smallest"));
+            const std::string difference = run_and_compare(*input, shape, k, options);
+            ASSERT_TRUE(difference.empty()) << difference;
+            ASSERT_EQ(stage07::last_topk_path(), expected_cluster_path(shape, k, options));
+          }
+        }
+    }
+  }
+}
+
+TEST(Stage07GpuCluster, SampledBoundIsTheKthValueF32) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  check_sampled_cluster_at_the_bound<float>(test_seed());
+}
+TEST(Stage07GpuCluster, SampledBoundIsTheKthValueBf16) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  check_sampled_cluster_at_the_bound<__nv_bfloat16>(test_seed());
+}
+TEST(Stage07GpuCluster, SampledBoundIsTheKthValueF64) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  check_sampled_cluster_at_the_bound<double>(test_seed());
 }
 
 // Long rows (outside the sanitizer's cap): the automatic rule, one block per row and several

@@ -1405,6 +1405,33 @@ TEST(Stage07Schedule, SampledFinishListEntries) {
   EXPECT_EQ(entries(128, 128256, 2048, 4, forced), 0u);
 }
 
+// The cluster's sample plan (cluster_sample_plan()): on for the rule's few rows and wherever
+// kOn asks, off for kOff and for more rows under the rule, and off where the finishing block's
+// list of kOneBlockListEntries would be more than half full or the row too short to sample.
+TEST(Stage07Schedule, ClusterSamplePlan) {
+  const auto plan = [](std::size_t rows, std::size_t length, std::size_t k, std::size_t blocks,
+                       const TopkOptions& options) {
+    return stage07::cluster_sample_plan(rows, length, k, blocks, options);
+  };
+  const TopkOptions rule;
+  TopkOptions on;
+  on.sample = stage07::TopkSample::kOn;
+  TopkOptions off;
+  off.sample = stage07::TopkSample::kOff;
+  constexpr std::size_t kMaxRows = stage07::kSampledClusterMaxRows;
+  EXPECT_TRUE(plan(1, 128256, 50, 16, rule).enabled);
+  EXPECT_TRUE(plan(kMaxRows, 151936, 300, 16, rule).enabled);  // about 890 expected entries
+  EXPECT_FALSE(plan(kMaxRows + 1, 128256, 50, 16, rule).enabled);
+  EXPECT_TRUE(plan(kMaxRows + 1, 128256, 50, 16, on).enabled);
+  EXPECT_FALSE(plan(1, 128256, 50, 16, off).enabled);
+  EXPECT_FALSE(plan(1, 128256, 1024, 16, rule).enabled);  // about 1880 expected entries
+  EXPECT_FALSE(plan(1, 1000, 50, 4, on).enabled);         // 32 samples, fewer than kMinSamples
+  // 4096 samples; mu = 4096 x 50 / 128256 = 1.6, r = ceil(mu + 4 sqrt(mu) + 4) = 11.
+  const stage07::SamplePlan llm = plan(1, 128256, 50, 16, rule);
+  EXPECT_EQ(llm.samples, 4096u);
+  EXPECT_EQ(llm.rank, 11u);
+}
+
 // A forced cluster schedule refuses what it cannot run, before any CUDA call; it needs no
 // scratch (everything lives in the cluster's shared memory).
 TEST(Stage07Schedule, ClusterScheduleErrorsAndScratch) {
