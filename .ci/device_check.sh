@@ -126,6 +126,26 @@ if [ "${SANITIZE:-1}" != 0 ]; then
       sanitizer_pids+=($!)
     done
   fi
+  # Stage 07's cluster tests are not typed (the filter above never selects them) and their LLM
+  # rows are far above the caps: memcheck on all of them with a cap that keeps one LLM row, and
+  # racecheck, which is much slower on clusters, on the f32 sampled-cluster tests at rows of 9000
+  # to 12000 values (session 23: 133 s for one such test alone).
+  if [[ " $stages " == *" stage07 "* ]] && [ -x "$build/tests/stage07/test_stage07_gpu" ]; then
+    for tool in memcheck racecheck; do
+      while [ "$(jobs -rp | wc -l)" -ge "${SANITIZER_JOBS:-16}" ]; do wait -n; done
+      (name="sanitizer-$tool-stage07-cluster"
+       if [ "$tool" = memcheck ]; then
+         max_n=400000 filter='Stage07GpuCluster.*'
+       else
+         max_n=20000 filter='Stage07GpuCluster.SampledBoundIsTheKthValueF32:Stage07GpuCluster.SampledClusterPassesOverListsF32'
+       fi
+       SORTLAB_TEST_MAX_N=$max_n timeout -k 30 "${SANITIZER_TIMEOUT:-500}" \
+         compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/stage07/test_stage07_gpu" \
+         --gtest_brief=1 --gtest_filter="$filter" >"$logs/$name.log" 2>&1
+       echo $? >"$logs/$name.rc") &
+      sanitizer_pids+=($!)
+    done
+  fi
   [ ${#sanitizer_pids[@]} -eq 0 ] || wait "${sanitizer_pids[@]}"  # not the large tests (still running)
   for rc_file in "$logs"/sanitizer-*.rc; do
     [ -f "$rc_file" ] || continue
