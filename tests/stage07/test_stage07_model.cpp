@@ -331,6 +331,33 @@ TYPED_TEST(Stage07Typed, ClusterFilterPredictionIsWhatTheFilterKeeps) {
   EXPECT_GT(kept_less_than_span, 0u);  // the passes do narrow the spans down
 }
 
+// README "Next", item 3g: on the benchmark's kind of input (uniform [0, 1), torch.rand; bf16 the
+// f32 value rounded), rows of 32000 in clusters of 2 blocks (spans of 16000, lists of 4000,
+// cluster_list_capacity()): f32 rows filter from pass 2 on, so pass 3 and the gather read lists
+// of a few hundred entries, while bf16 rows (two passes) never filter, and their gather reads
+// the whole span. The model's decisions are the kernel's (the test above).
+TEST(Stage07ClusterFilter, UniformRowsOf32000F32FiltersBf16DoesNot) {
+  constexpr std::size_t kLength = 32000, kSpan = 16000, kCapacity = kSpan / 4;
+  std::mt19937 random(20261128);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::vector<float> f32(kLength);
+  for (float& value : f32) value = unit(random);
+  std::vector<__nv_bfloat16> bf16(kLength);
+  for (std::size_t i = 0; i < kLength; ++i) bf16[i] = __float2bfloat16(f32[i]);
+  for (std::size_t k : {std::size_t{1024}, std::size_t{2048}}) {
+    // The first pass that filters, per block (0: none).
+    const auto first_filter = [&](const auto& row) {
+      std::vector<int> first(kLength / kSpan, 0);
+      for (const stage07::ClusterFilterStep& step :
+           stage07::model_cluster_filter(row, k, /*largest=*/true, kSpan))
+        if (first[step.block] == 0 && step.predicted <= kCapacity) first[step.block] = step.pass;
+      return first;
+    };
+    for (int pass : first_filter(f32)) EXPECT_EQ(pass, 2) << "f32 k=" << k;
+    for (int pass : first_filter(bf16)) EXPECT_EQ(pass, 0) << "bf16 k=" << k;
+  }
+}
+
 // The planned answer sort of the cluster schedule (each block orders its own answers, then
 // binary searches in the other blocks' give every answer its place) gives exactly the stable
 // sort by select bits: on top-k answers of every distribution (ties included), for clusters of
