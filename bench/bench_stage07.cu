@@ -11,8 +11,9 @@
 ///
 /// Flags (besides sortlab's sampling flags, bench_config.hpp, and Google Benchmark's own):
 /// `--set=quick|torch|long|rows|llm|all` (default quick: a handful of shapes, well under a
-/// minute), or `--shapes=RxC:K,...` (f32 rows of your own, e.g.
-/// `--shapes=16384x4096:8,8192x8192:8`; they replace the set), `--sorted=0|1|both` (default
+/// minute), or `--shapes=RxC:K,...` (rows of your own, e.g.
+/// `--shapes=16384x4096:8,8192x8192:8`; they replace the set; `--types=f32|bf16|both` their
+/// value types, default f32), `--sorted=0|1|both` (default
 /// both) and `--schedule=auto|one|multi|warp|cluster` (auto: stage 07's rule; the others force a
 /// schedule, to measure the rule; their names end in `/schedule:one`, `/schedule:multi` or
 /// `/schedule:warp`, and `warp` skips rows longer than kMaxWarpRowLength; `cluster` forces one
@@ -128,8 +129,11 @@ struct Stage07Flags {
   InputKind input = InputKind::kUniform;
   /// --blocks=N: TopkOptions::values_per_block = ceil(cols / N) (0: the rule's span)
   std::size_t blocks_per_row = 0;
-  /// --shapes=RxC:K,...: f32 shapes of the caller's own, instead of the set's
+  /// --shapes=RxC:K,...: shapes of the caller's own, instead of the set's
   std::vector<TopkShape> shapes;
+  /// --types=f32|bf16|both: the value types --shapes runs (default f32)
+  bool shapes_f32 = true;
+  bool shapes_bf16 = false;
 };
 
 /// The shapes of --shapes=RxC:K,... (throws sortlab::Error on anything else).
@@ -169,6 +173,11 @@ Stage07Flags take_flags(int& argc, char** argv) {
               "--set must be quick, torch, long, rows, llm or all");
     } else if (const char* shapes = value_of("--shapes=")) {
       flags.shapes = parse_shapes(shapes);
+    } else if (const char* types = value_of("--types=")) {
+      const std::string t = types;
+      require(t == "f32" || t == "bf16" || t == "both", "--types must be f32, bf16 or both");
+      flags.shapes_f32 = t != "bf16";
+      flags.shapes_bf16 = t != "f32";
     } else if (const char* sorted = value_of("--sorted=")) {
       const std::string s = sorted;
       require(s == "0" || s == "1" || s == "both", "--sorted must be 0, 1 or both");
@@ -415,7 +424,10 @@ void register_all(const BenchConfig& config, const Stage07Flags& flags) {
   std::vector<ShapeRun> runs = shapes_of(flags.set);
   if (!flags.shapes.empty()) {
     runs.clear();
-    for (const TopkShape& shape : flags.shapes) runs.push_back({shape, false});
+    for (const TopkShape& shape : flags.shapes) {
+      if (flags.shapes_f32) runs.push_back({shape, false});
+      if (flags.shapes_bf16) runs.push_back({shape, true});
+    }
   }
   for (const ShapeRun& run : runs) {
     const TopkShape s = run.shape;

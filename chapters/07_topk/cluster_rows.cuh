@@ -368,7 +368,7 @@ __device__ __forceinline__ bool bound_is_kth_over_cluster(
       row_beyond += answers[b] & 0xffffu;
       row_equal += answers[b] >> 16;
     }
-    const bool is_kth = row_beyond < arrays.k && arrays.k - row_beyond <= row_equal;
+    const bool is_kth = bound_is_kth(row_beyond, row_equal, arrays.k);
     select.desired = bound;
     select.mask = static_cast<Bits>(~Bits{0});
     select.k_left = is_kth ? arrays.k - row_beyond : 0u;  // 0: not the k-th value

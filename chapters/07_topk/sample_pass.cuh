@@ -225,7 +225,7 @@ __device__ __forceinline__ bool gather_at_sampled_bound(
     std::uint32_t beyond_total, std::uint32_t equal_total, Storage& storage) {
   using Bits = typename SelectKey<T>::Bits;
   const std::uint32_t k = arrays.k;
-  if (!(beyond_total < k && beyond_total + equal_total >= k)) return false;
+  if (!bound_is_kth(beyond_total, equal_total, k)) return false;
   // gather
   GatherPlan<Bits> plan;
   plan.kth_bits = bound;
@@ -293,10 +293,13 @@ __global__ void __launch_bounds__(kBlockThreads)
   RowState* state = multi.row_states + row_index;
   const std::uint32_t regions = multi.blocks_per_row * kSampleWarps;
   const std::uint32_t region = threadIdx.x;
-  // The sample pass wrote each warp's count to word `warp` of its block's counts (a block that
-  // skipped its read wrote none, but then the row's kSamplePredictsOverflow bit is set).
+  const std::uint32_t failed = __ldcg(&state->sample_failed);
+  // The sample pass wrote each warp's count to word `warp` of its block's counts, unless the
+  // sample predicted an overflow: then no block of the row filtered, and the words hold whatever
+  // an earlier call left there, so they are not read.
+  const bool filtered = (failed & kSamplePredictsOverflow) == 0;
   const std::uint32_t entries =
-      region < regions
+      filtered && region < regions
           ? __ldcg(&multi.counts[(row_index * multi.blocks_per_row + region / kSampleWarps) *
                                      kNumDigits +
                                  region % kSampleWarps])
@@ -304,10 +307,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   std::uint32_t total = 0;
   region_first[region] =
       block_exclusive_sum<kBlockThreads>(entries, storage.work.select.scan, total);
-  const std::uint32_t failed = __ldcg(&state->sample_failed);
   // The host picks this kernel only where the regions fit (one per thread); checked here too,
   // so a wrong pick reads the row instead of past region_first.
-  const bool worked = (failed & kSamplePredictsOverflow) == 0 && total >= arrays.k &&
+  const bool worked = filtered && total >= arrays.k &&
                       total <= static_cast<std::uint32_t>(kEntries) &&
                       regions <= kMaxSampledRegions;
   // The list did not work: with few distinct values the sample predicted an overflow, or the row

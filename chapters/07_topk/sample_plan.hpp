@@ -187,4 +187,17 @@ SORTLAB_HOST_DEVICE inline bool bound_predicts_overflow(std::uint32_t at_or_abov
   return std::uint64_t{at_or_above} * row_length > std::uint64_t{list_capacity} * samples;
 }
 
+/// Whether a bound is a row's k-th value, given how many of the row's values lie strictly beyond
+/// it (\p beyond) and how many equal it (\p equal): fewer than k beyond, at least k at or beyond.
+/// Then the answers are every value beyond the bound and the k - beyond lowest columns equal to
+/// it, with no digit pass. Both sampled fallbacks ask it (gather_at_sampled_bound() and the
+/// cluster's bound_is_kth_over_cluster()); written without beyond + equal, which could wrap.
+/// \param beyond values of the row beyond the bound
+/// \param equal values of the row equal to it
+/// \param k answers per row
+SORTLAB_HOST_DEVICE inline bool bound_is_kth(std::uint32_t beyond, std::uint32_t equal,
+                                             std::uint32_t k) {
+  return beyond < k && k - beyond <= equal;
+}
+
 }  // namespace sortlab::stage07

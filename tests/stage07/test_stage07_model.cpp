@@ -778,6 +778,25 @@ TEST(Stage07Sample, WarpPartsCoverTheSpanInOrder) {
     }
 }
 
+// The fallbacks' test (sample_plan.hpp): checked against its definition, the bound is the k-th
+// value exactly when fewer than k values lie beyond it and at least k at or beyond it, on every
+// small case, and without wrapping where beyond + equal would pass 2^32.
+TEST(Stage07Sample, BoundIsKthCountsBeyondAndEqual) {
+  for (std::uint32_t k = 1; k <= 6; ++k)
+    for (std::uint32_t beyond = 0; beyond <= 7; ++beyond)
+      for (std::uint32_t equal = 0; equal <= 7; ++equal) {
+        // The k-th largest of `beyond` values above the bound, `equal` at it and the rest below.
+        const bool kth_is_bound = k > beyond && k <= beyond + equal;
+        EXPECT_EQ(stage07::bound_is_kth(beyond, equal, k), kth_is_bound)
+            << k << " " << beyond << " " << equal;
+      }
+  EXPECT_TRUE(stage07::bound_is_kth(0, 1, 1));
+  EXPECT_FALSE(stage07::bound_is_kth(5, 0, 5));            // the bound is below the k-th value
+  EXPECT_FALSE(stage07::bound_is_kth(5, 0xffffffffu, 5));  // ... however many equal it
+  EXPECT_TRUE(stage07::bound_is_kth(4, 0xffffffffu, 5));
+  EXPECT_FALSE(stage07::bound_is_kth(0xfffffff0u, 0x20u, 0xfffffff0u));  // no wrap
+}
+
 TEST(Stage07Filter, CapacityIsASixteenthOfTheRowRoundedUp) {
   static_assert(stage07::candidate_capacity(1) == 1, "usable at compile time");
   EXPECT_EQ(stage07::candidate_capacity(0), 0u);
