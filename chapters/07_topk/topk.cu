@@ -174,11 +174,17 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
   // The thresholds below were measured with a shared list of kOneBlockListEntries (session 20);
   // topk() may then finish rows in one block where kSampledListEntries fits (more k).
   const SamplePlan plan = sample_plan(row_length, k, capped.blocks_per_row,
-                                      candidate_capacity(row_length), /*enabled=*/true);
+                                      list_capacity_for(row_length), /*enabled=*/true);
   const bool fits = sampled_rows_fit_one_block(plan, row_length, capped.blocks_per_row,
                                                kOneBlockListEntries, kMaxSampledRegions);
   const bool long_rows = row_length >= 2 * kSampledBatchMinLength;
   if (fits && (num_rows >= kSampledBatchMinRows || long_rows)) return capped;
+  // Many shorter rows whose lists only the large list holds (k = 1024, 2048 of 32000): streamed
+  // by the sample pass rather than held in the two waves of clusters they would need.
+  if (!long_rows && num_rows >= kSampledBatchLargeListMinRows &&
+      sampled_rows_fit_one_block(plan, row_length, capped.blocks_per_row, kSampledListEntries,
+                                 kMaxSampledRegions))
+    return capped;
   if (!fits && num_rows >= kSampledBatchMinRows && long_rows) return split;
   return keep;
 }
@@ -324,9 +330,10 @@ ScratchPlan plan_scratch(std::size_t num_rows, std::size_t row_length, std::size
   plan.counts = plan.layout.add<std::uint32_t>(blocks * kNumDigits);
   plan.tallies = plan.layout.add<BlockTally>(blocks);
   plan.row_states = plan.layout.add<RowState>(num_rows);
-  // The candidate lists: a fixed fraction of each row, so the plan needs neither k nor the data;
-  // a pass whose entries do not fit reads the row instead (decided on the GPU, per pass).
-  plan.list_capacity = candidate_capacity(row_length);
+  // The candidate lists: a fixed fraction of each row (list_capacity_for()), so the plan needs
+  // neither k nor the data; a pass whose entries do not fit reads the row instead (decided on the
+  // GPU, per pass).
+  plan.list_capacity = list_capacity_for(row_length);
   const std::size_t entries = num_rows * plan.list_capacity;
   for (int list = 0; list < 2; ++list) {
     plan.list_values[list] = plan.layout.add<unsigned char>(entries * value_bytes);

@@ -420,6 +420,31 @@ inline constexpr std::size_t kSampledBatchMinRows = 64;
 /// See kSampledBatchMinRows.
 inline constexpr std::size_t kSampledBatchMinLength = 32000;
 
+/// Fewest rows of kSampledBatchMinLength to 2 x kSampledBatchMinLength values for which the rule
+/// takes the sample pass and the one-block finish with the large list (kSampledListEntries:
+/// k = 1024 and 2048 of a vocabulary of 32000, whose lists the 2048-entry one does not hold)
+/// instead of a cluster per row. A cluster keeps its row's spans in shared memory, so 256 rows of
+/// 32000 f32 values (32 MB, more than the SMs' 30 MB of shared memory together) run in two waves
+/// of two 96 KiB blocks per SM; the sample pass streams the rows. On the H200 (session 24, side by
+/// side): 256 x 32000 f32 k = 1024 0.083 -> 0.058 ms, k = 2048 0.094 -> 0.076; bf16 0.088 ->
+/// 0.051 and 0.095 -> 0.065. At 128 rows (one wave of clusters) f32 was 9-33% slower, bf16
+/// 15% faster at k = 1024 and 6% slower at 2048; at 64 rows both 10-53% slower.
+inline constexpr std::size_t kSampledBatchLargeListMinRows = 256;
+
+/// Entries of one candidate list per row of the several-blocks schedule (host and device;
+/// CPU-tested): candidate_capacity(), but at least kSampledListEntries for rows of at least
+/// kSampledBatchMinLength values, so that the sample pass can plan k = 1024 and 2048 of rows of
+/// 32000 (about 1900 and 3200 entries expected, where a sixteenth of the row is 2000) and the
+/// one-block finish can take them (kSampledBatchLargeListMinRows). Like candidate_capacity(), it
+/// depends on the row length only, so the scratch size needs neither k nor the data.
+/// \param row_length values per row
+SORTLAB_HOST_DEVICE constexpr std::size_t list_capacity_for(std::size_t row_length) {
+  const std::size_t sixteenth = candidate_capacity(row_length);
+  return row_length >= kSampledBatchMinLength && sixteenth < kSampledListEntries
+             ? kSampledListEntries
+             : sixteenth;
+}
+
 /// The rule's choice for batches of long rows (TopkSchedule::kAuto with no span, cluster size or
 /// kOff sample given): several blocks per row with the sample pass on, whatever the L2 holds,
 /// instead of resolve_schedule()'s cluster or sample rule. Where each row's sampled list fits one
@@ -444,11 +469,13 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
 
 /// Fewest rows for which the rule gives 16-bit values the large list (kSampledListEntries).
 /// Their digit passes are two, not four, so the finish's select and sort of about 3000 entries
-/// per row, one block per row, costs more than the passes it saves until the rows fill the SMs
-/// twice: on the H200, bf16 k = 2048 at 64 x 128256 took 0.081 ms against 0.068 for the digit
-/// passes, 0.094 against 0.091 at 128 rows, 0.127 against 0.138 at 256 rows (k = 1024: 4-14%
-/// faster from 64 rows on; session 21).
-inline constexpr std::size_t kSampledLargeListMinRows16 = 256;
+/// per row, one block per row, costs more than the passes it saves on few rows: on the H200,
+/// bf16 k = 2048 at 64 x 128256 took 0.081 ms against 0.068 for the digit passes, 0.094 against
+/// 0.091 at 128 rows, 0.127 against 0.138 at 256 rows (k = 1024: 4-14% faster from 64 rows on;
+/// session 21). Session 24's finish (its collect keeps eight loads in flight per thread) turned
+/// 128 rows: 128 x 128256 k = 1024 0.085 -> 0.072 ms, k = 2048 0.091 -> 0.087, 128 x 151936
+/// k = 2048 0.098 -> 0.095; 64 rows stay slower (64 x 128256 k = 2048 0.068 -> 0.071).
+inline constexpr std::size_t kSampledLargeListMinRows16 = 128;
 
 /// The shared list with which topk() finishes sampled rows in one block, or 0 where the digit
 /// passes of several blocks run: sampled_rows_list_entries() with TopkSchedule::kAuto, except

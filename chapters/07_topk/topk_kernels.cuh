@@ -185,7 +185,7 @@ struct MultiBlockArrays {
   RowState* row_states;            ///< num_rows (scratch; tickets zero before the first pass)
   T* list_values[2];               ///< candidate lists 0 and 1: num_rows x list_capacity values
   std::uint32_t* list_columns[2];  ///< their columns, the same shape
-  std::uint32_t list_capacity;     ///< entries of one list per row (candidate_capacity())
+  std::uint32_t list_capacity;     ///< entries of one list per row (list_capacity_for())
   std::uint32_t row_length;        ///< values per row
   std::uint32_t k;                 ///< values per row to pick, 1 .. row_length
   std::uint32_t values_per_block;  ///< span of one block, a multiple of kBlockThreads
@@ -1363,7 +1363,7 @@ __device__ __forceinline__ SelectPrefix<typename SelectKey<T>::Bits> fixed_prefi
 /// 5. **choose digit** (last block): thread t reads digit 255 - t of the row's histogram (and
 ///    zeroes it for pass + 2), one scan finds the bucket, the owner fixes the digit, narrows k and
 ///    decides whether the next pass filters (the answers so far plus the bucket's count fit one
-///    list: candidate_capacity()), and thread 0 resets the ticket, and the fill of the list the
+///    list: list_capacity_for()), and thread 0 resets the ticket, and the fill of the list the
 ///    next pass writes, to 0;
 /// 6. **plan the gather** (last block, last pass only): each block's tally gets its last-pass
 ///    values above the chosen digit and its count of equal values, and exclusive scans over the

@@ -323,7 +323,7 @@ struct BlockedGather {
 ///   span of the row, or, when the previous pass filtered, its segment of that pass's list;
 /// - a pass *filters* when the last block of the previous pass found that the row's entries
 ///   whose fixed digits are at least the new prefix (the answers so far, k - k_left, plus the
-///   chosen bucket's count) fit candidate_capacity(): every block then reserves exactly its own
+///   chosen bucket's count) fit list_capacity_for(): every block then reserves exactly its own
 ///   share (its tally plus its count of the chosen digit) in the row's list, in any order (here
 ///   the last block first, to show the order does not matter), and copies those entries, in its
 ///   input's order (so in column order), into its segment. The model checks that what a block
@@ -346,7 +346,7 @@ struct BlockedGather {
 /// \param values receives the k values
 /// \param indices receives their k columns
 /// \param record when not null, receives the per-block tallies, offsets and filter passes
-/// \param capacity entries of one candidate list; 0: candidate_capacity(row length), as the
+/// \param capacity entries of one candidate list; 0: list_capacity_for(row length), as the
 ///        kernels use (the tests pass others to reach every case on short rows)
 template <typename T>
 void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkOptions& options,
@@ -359,7 +359,7 @@ void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkO
            std::to_string(k) + ", length " + std::to_string(row.size()) + ", span " +
            std::to_string(values_per_block);
   });
-  if (capacity == 0) capacity = candidate_capacity(row.size());
+  if (capacity == 0) capacity = list_capacity_for(row.size());
   const std::size_t blocks = (row.size() + values_per_block - 1) / values_per_block;
   const auto span_begin = [&](std::size_t b) { return b * values_per_block; };
   const auto span_end = [&](std::size_t b) {
@@ -556,7 +556,7 @@ T value_from_select_bits(typename SelectKey<T>::Bits bits, bool largest) {
 /// k <= high, pass 0 chooses digit 0xf0 and pass 1 keeps `high` entries; for k = high + 1 (and
 /// middle >= 1) it chooses 0xe0 and pass 1 keeps `high + middle` entries (the high ones are
 /// answers already, and travel in the list). Pass 1 filters exactly when that count is at most
-/// candidate_capacity(length). Needs high + middle <= length.
+/// list_capacity_for(length). Needs high + middle <= length.
 /// \param length values in the row
 /// \param high values in the best group
 /// \param middle values in the second group

@@ -886,7 +886,7 @@ void check_large_sampled_lists(std::uint64_t seed) {
                        (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
           const stage07::SamplePlan plan =
               stage07::sample_plan(shape.row_length, k, shape.row_length / kSpan + 1,
-                                   stage07::candidate_capacity(shape.row_length), true);
+                                   stage07::list_capacity_for(shape.row_length), true);
           const std::size_t list_entries = stage07::sampled_finish_list_entries(
               plan, shape.rows, shape.row_length, shape.row_length / kSpan + 1, sizeof(T), options,
               sortlab::shared_memory_per_block_optin());
@@ -1094,7 +1094,8 @@ void check_sampled_batches(std::uint64_t seed) {
   };
   const std::vector<Case> cases = {{{64, 32000}, 50},   {{64, 32000}, 1024}, {{16, 70001}, 50},
                                    {{16, 70001}, 1024}, {{64, 65537}, 50},   {{64, 65537}, 2048},
-                                   {{130, 40000}, 200}, {{250, 64000}, 50},  {{64, 65537}, 4000}};
+                                   {{130, 40000}, 200}, {{250, 64000}, 50},  {{64, 65537}, 4000},
+                                   {{256, 32000}, 2048}};
   const std::size_t target = stage07::multi_block_target(sortlab::multiprocessor_count());
   std::size_t one_block = 0, passes = 0;
   for (const Case& c : cases) {
@@ -1118,7 +1119,7 @@ void check_sampled_batches(std::uint64_t seed) {
       const bool fits =
           stage07::sampled_finish_list_entries(
               stage07::sample_plan(c.shape.row_length, c.k, split.blocks_per_row,
-                                   stage07::candidate_capacity(c.shape.row_length), true),
+                                   stage07::list_capacity_for(c.shape.row_length), true),
               c.shape.rows, c.shape.row_length, split.blocks_per_row, sizeof(T), options,
               sortlab::shared_memory_per_block_optin()) != 0;
       ASSERT_EQ(stage07::last_topk_path(),

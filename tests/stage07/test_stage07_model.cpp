@@ -297,7 +297,7 @@ TYPED_TEST(Stage07Typed, ModelEqualsTheReference) {
 // their sum, per-block tallies scanned in block order, every block gathering its own span) gives
 // the one-block model's output element for element, also unsorted: the GPU's two schedules may
 // therefore be compared as sequences. Spans of 1 value, of a chunk, of the tests' span, and
-// longer than the row; candidate lists of the kernels' capacity (a sixteenth of the row: random
+// longer than the row; candidate lists of the kernels' capacity (a sixteenth of these rows: random
 // rows filter, all-equal and few-distinct ones fall back) and of the whole row (every pass from
 // pass 1 on filters, so every list path runs), with the filter's invariants
 // (check_filter_passes()).
@@ -618,7 +618,10 @@ TEST(Stage07Filter, UniformRowsReadTheRowThreeTimes) {
   stage07::BlockedGather record;
   TopkOptions digit_passes_only;
   digit_passes_only.sample = stage07::TopkSample::kOff;
-  stage07::model_topk_row_blocks(row, 64, digit_passes_only, 4096, values, indices, &record);
+  // Lists of a sixteenth of the row (candidate_capacity(); the kernels' lists hold 8192 entries
+  // on rows this long, list_capacity_for(), which filters in the same pass here).
+  stage07::model_topk_row_blocks(row, 64, digit_passes_only, 4096, values, indices, &record,
+                                 stage07::candidate_capacity(row.size()));
   ASSERT_EQ(record.capacity, 4096u);
   EXPECT_FALSE(record.passes[1].wrote_lists);
   EXPECT_TRUE(record.passes[2].wrote_lists);
@@ -642,7 +645,8 @@ TEST(Stage07Filter, UniformRowsWithTheSampleReadTheRowOnce) {
   EXPECT_EQ(record.sample.samples, 4096u);
   // mu = 4096 x 64 / 65536 = 4: r = ceil(4 + 4 x 2 + 4) = 16, about 16 x 16 = 256 values kept.
   EXPECT_EQ(record.sample.rank, 16u);
-  EXPECT_EQ(record.sample.warp_cap, 4096u / (16 * stage07::kSampleWarps));
+  EXPECT_EQ(record.sample.warp_cap,
+            stage07::list_capacity_for(row.size()) / (16 * stage07::kSampleWarps));
   ASSERT_TRUE(record.sample_read);
   ASSERT_TRUE(record.sampled);
   EXPECT_GE(record.sample_kept, 64u);
@@ -795,6 +799,26 @@ TEST(Stage07Sample, BoundIsKthCountsBeyondAndEqual) {
   EXPECT_FALSE(stage07::bound_is_kth(5, 0xffffffffu, 5));  // ... however many equal it
   EXPECT_TRUE(stage07::bound_is_kth(4, 0xffffffffu, 5));
   EXPECT_FALSE(stage07::bound_is_kth(0xfffffff0u, 0x20u, 0xfffffff0u));  // no wrap
+}
+
+// The several-blocks lists (list_capacity_for()): a sixteenth of the row, but from
+// kSampledBatchMinLength values on at least the large list, so that the sample pass can plan
+// k = 1024 and 2048 of rows of 32000.
+TEST(Stage07Filter, ListCapacityHoldsTheLargeListFromBatchRowsOn) {
+  static_assert(stage07::list_capacity_for(32000) == stage07::kSampledListEntries, "constexpr");
+  EXPECT_EQ(stage07::list_capacity_for(0), 0u);
+  EXPECT_EQ(stage07::list_capacity_for(1553), 98u);
+  EXPECT_EQ(stage07::list_capacity_for(stage07::kSampledBatchMinLength - 1),
+            stage07::candidate_capacity(stage07::kSampledBatchMinLength - 1));
+  EXPECT_EQ(stage07::list_capacity_for(128256), stage07::kSampledListEntries);
+  EXPECT_EQ(stage07::list_capacity_for(131072), 8192u);
+  EXPECT_EQ(stage07::list_capacity_for(131073), 8193u);
+  EXPECT_EQ(stage07::list_capacity_for(std::size_t{1} << 28), std::size_t{1} << 24);
+  // What it is for: k = 2048 of 32000 is planned with it, not with a sixteenth.
+  EXPECT_TRUE(
+      stage07::sample_plan(32000, 2048, 2, stage07::list_capacity_for(32000), true).enabled);
+  EXPECT_FALSE(
+      stage07::sample_plan(32000, 2048, 2, stage07::candidate_capacity(32000), true).enabled);
 }
 
 TEST(Stage07Filter, CapacityIsASixteenthOfTheRowRoundedUp) {
@@ -991,6 +1015,9 @@ TEST(Stage07Schedule, ScratchPlanOfASplit) {
   EXPECT_EQ(stage07::plan_scratch(2, 1553, 5, sizeof(float), multi).bytes(),
             8192u + 256u + 4352u + lists + 255u);
   EXPECT_EQ(stage07::plan_scratch(2, 1553, 5, sizeof(float), multi).list_capacity, 98u);
+  // Rows of 32000 on: lists of at least the large list's entries (list_capacity_for()).
+  EXPECT_EQ(stage07::plan_scratch(2, 32000, 5, sizeof(float), multi).list_capacity,
+            stage07::kSampledListEntries);
   std::size_t bytes = 0;
   stage07::topk<float>(nullptr, bytes, nullptr, 2, 1553, 5, nullptr, nullptr, multi);
   EXPECT_EQ(bytes, 8192u + 256u + 4352u + lists + 255u);
@@ -1377,8 +1404,17 @@ TEST(Stage07Schedule, SampledBatchSplit) {
   EXPECT_FALSE(split(16, 32000, 50).several_blocks);     // 16 short rows
   EXPECT_FALSE(split(16, 128256, 1024).several_blocks);  // 16 rows, list too long
   EXPECT_FALSE(split(64, 32000, 1024).several_blocks);   // short rows, list too long
-  EXPECT_FALSE(split(64, 31999, 50).several_blocks);     // shorter than measured
-  EXPECT_FALSE(split(300, 128256, 50).several_blocks);   // one block per row already
+  // From kSampledBatchLargeListMinRows rows of 32000, k = 1024 and 2048 take the large list.
+  constexpr std::size_t kLargeRows = stage07::kSampledBatchLargeListMinRows;
+  for (std::size_t k : {1024u, 2048u}) {
+    s = split(kLargeRows, 32000, k);
+    EXPECT_TRUE(s.several_blocks) << k;
+    EXPECT_EQ(s.blocks_per_row, 2u) << k;  // 528 / 256
+    EXPECT_FALSE(split(kLargeRows - 1, 32000, k).several_blocks) << k;
+  }
+  EXPECT_FALSE(split(kLargeRows, 32000, 8000).several_blocks);  // not even the large list
+  EXPECT_FALSE(split(64, 31999, 50).several_blocks);            // shorter than measured
+  EXPECT_FALSE(split(300, 128256, 50).several_blocks);          // one block per row already
   TopkOptions forced;
   forced.schedule = stage07::TopkSchedule::kBlocksPerRow;
   EXPECT_FALSE(split(64, 128256, 50, forced).several_blocks);
@@ -1402,7 +1438,7 @@ TEST(Stage07Schedule, SampledRowsListEntries) {
   const auto entries = [](std::size_t length, std::size_t k, std::size_t blocks,
                           std::size_t value_bytes = 4, std::size_t optin = 227 * 1024) {
     const stage07::SamplePlan plan =
-        stage07::sample_plan(length, k, blocks, stage07::candidate_capacity(length), true);
+        stage07::sample_plan(length, k, blocks, stage07::list_capacity_for(length), true);
     return stage07::sampled_rows_list_entries(plan, length, blocks, value_bytes, optin);
   };
   constexpr std::size_t kSmall = stage07::kOneBlockListEntries;
@@ -1429,7 +1465,7 @@ TEST(Stage07Schedule, SampledFinishListEntries) {
                           std::size_t value_bytes, const TopkOptions& options) {
     const std::size_t blocks = 4;
     const stage07::SamplePlan plan =
-        stage07::sample_plan(length, k, blocks, stage07::candidate_capacity(length), true);
+        stage07::sample_plan(length, k, blocks, stage07::list_capacity_for(length), true);
     return stage07::sampled_finish_list_entries(plan, rows, length, blocks, value_bytes, options,
                                                 227 * 1024);
   };
@@ -1442,7 +1478,7 @@ TEST(Stage07Schedule, SampledFinishListEntries) {
   TopkOptions forced;
   forced.schedule = stage07::TopkSchedule::kBlocksPerRow;
   EXPECT_EQ(entries(128, 128256, 2048, 4, rule), kLarge);
-  EXPECT_EQ(entries(128, 128256, 2048, 2, rule), 0u);
+  EXPECT_EQ(entries(64, 128256, 2048, 2, rule), 0u);
   EXPECT_EQ(entries(kMinRows - 1, 128256, 1024, 2, rule), 0u);
   EXPECT_EQ(entries(kMinRows, 128256, 1024, 2, rule), kLarge);
   EXPECT_EQ(entries(2, 128256, 2048, 2, span), kLarge);
