@@ -428,7 +428,7 @@ inline constexpr std::size_t kSampledBatchMinLength = 32000;
 /// of two 96 KiB blocks per SM; the sample pass streams the rows. On the H200 (session 24, side by
 /// side): 256 x 32000 f32 k = 1024 0.083 -> 0.058 ms, k = 2048 0.094 -> 0.076; bf16 0.088 ->
 /// 0.051 and 0.095 -> 0.065. At 128 rows (one wave of clusters) f32 was 9-33% slower, bf16
-/// 15% faster at k = 1024 and 6% slower at 2048; at 64 rows both 10-53% slower.
+/// 15% faster at k = 1024 and 6% slower at 2048; at 64 rows both 10-57% slower.
 inline constexpr std::size_t kSampledBatchLargeListMinRows = 256;
 
 /// Entries of one candidate list per row of the several-blocks schedule (host and device;
