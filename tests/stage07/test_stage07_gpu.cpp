@@ -184,6 +184,13 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
     stage07::model_topk_row_blocks(row, k, model_options, split.values_per_block, values, indices,
                                    &record);
     std::uint32_t expected = 0;
+    // The sample pass's bound (kept in RowState::desired, which the one-block finish only reads)
+    // must be the model's: every block of the row draws the same samples and selects their
+    // rank-th largest select bits.
+    if (sampled_one_block && record.sample.enabled && states[r].desired != record.sample_bound)
+      return "row " + std::to_string(r) + ": the sample pass's bound is " +
+             std::to_string(states[r].desired) + ", the model's " +
+             std::to_string(record.sample_bound);
     if (sampled_one_block) {
       // 1: the list worked; 2: it worked once the overflowed regions' parts were re-read (the
       // model's sample read, kept at least k, but a region overflowed); 3 (kListedAtBound): the
