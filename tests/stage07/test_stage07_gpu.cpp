@@ -1,10 +1,10 @@
 /// \file
 /// \brief Stage 07 top-k on the GPU (the whole suite, 94 tests, passed on an H100 on 2026-11-28,
 /// with compute-sanitizer clean on the cluster, argmax, whole-row sort and queue tests; 116 tests
-/// on an H200 in session 23; README, "Tests"): against the CPU reference on fresh random inputs of
-/// every harness distribution, for all seven value types; all-equal rows, many ties at the k-th
-/// value, NaNs and infinities; k = 1, k = row length, rows of length 1, rows far longer than a
-/// block's 256-value chunk, many short rows; largest and smallest; sorted (as sequences) and
+/// on an H200 in sessions 23 and 24; README, "Tests"): against the CPU reference on fresh random
+/// inputs of every harness distribution, for all seven value types; all-equal rows, many ties at
+/// the k-th value, NaNs and infinities; k = 1, k = row length, rows of length 1, rows far longer
+/// than a block's 256-value chunk, many short rows; largest and smallest; sorted (as sequences) and
 /// unsorted (as sets of (value, column)); outputs poisoned before every run; a reused scratch; CUDA
 /// graph capture and replay. Every shape honours SORTLAB_TEST_MAX_N (rows x row_length values at
 /// most; bigger shapes are skipped).
