@@ -70,7 +70,7 @@ struct SamplePlan {
 };
 
 /// The sample plan for rows of \p row_length values, \p k answers, \p blocks_per_row blocks per
-/// row and candidate lists of \p list_capacity entries per row (candidate_capacity()). With
+/// row and candidate lists of \p list_capacity entries per row (list_capacity_for()). With
 /// S samples (the largest power of two up to kMaxSamples and row_length / kSampleStride),
 /// mu = S k / row_length of them are
 /// expected above the k-th value, and the bound is the sample's r-th largest with

@@ -172,7 +172,8 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
                               ? split
                               : split_by_span(row_length, divide_up(row_length, kMaxBlocks));
   // The thresholds below were measured with a shared list of kOneBlockListEntries (session 20);
-  // topk() may then finish rows in one block where kSampledListEntries fits (more k).
+  // topk() may then finish rows in one block where kSampledListEntries fits (more k). The last
+  // one, for shorter rows, with kSampledListEntries (session 24).
   const SamplePlan plan = sample_plan(row_length, k, capped.blocks_per_row,
                                       list_capacity_for(row_length), /*enabled=*/true);
   const bool fits = sampled_rows_fit_one_block(plan, row_length, capped.blocks_per_row,

@@ -37,7 +37,7 @@
 ///   offsets scanned per row in block order. The output is the same as the one-block schedule's,
 ///   element for element (sorted or not). **Candidate filtering**: from pass 1 on, when the row's
 ///   entries whose fixed digits are at least the prefix (the candidates plus the answers already
-///   known) fit a list of candidate_capacity() entries, the pass copies them (value and column,
+///   known) fit a list of list_capacity_for() entries, the pass copies them (value and column,
 ///   in column order per block) into a list in the scratch, and the next pass and the gather read
 ///   the list instead of the row; when they do not fit (all-equal rows, few distinct values, or
 ///   simply an early pass) the next pass reads the row as before. The last block of a pass
@@ -215,8 +215,9 @@ std::size_t sampled_rows_list_entries(const SamplePlan& plan, std::size_t row_le
 /// cost more than the three passes over a 16 KiB row they save (H100, README).
 inline constexpr std::size_t kOneBlockSampleMinLength = 16384;
 
-/// Entries of one candidate list of a row of \p row_length values:
-/// `ceil(row_length / kCandidateDivisor)` (host and device; CPU-tested).
+/// A sixteenth of a row of \p row_length values, `ceil(row_length / kCandidateDivisor)` (host and
+/// device; CPU-tested): the entries of one candidate list, raised to at least kSampledListEntries
+/// on rows of kSampledBatchMinLength values and more (list_capacity_for(), which the kernels use).
 /// \param row_length values per row
 SORTLAB_HOST_DEVICE constexpr std::size_t candidate_capacity(std::size_t row_length) {
   return (row_length + kCandidateDivisor - 1) / kCandidateDivisor;
@@ -426,9 +427,15 @@ inline constexpr std::size_t kSampledBatchMinLength = 32000;
 /// instead of a cluster per row. A cluster keeps its row's spans in shared memory, so 256 rows of
 /// 32000 f32 values (32 MB, more than the SMs' 30 MB of shared memory together) run in two waves
 /// of two 96 KiB blocks per SM; the sample pass streams the rows. On the H200 (session 24, side by
-/// side): 256 x 32000 f32 k = 1024 0.083 -> 0.058 ms, k = 2048 0.094 -> 0.076; bf16 0.088 ->
+/// side): 256 x 32000 f32 k = 1024 0.083 -> 0.057 ms, k = 2048 0.094 -> 0.076; bf16 0.087 ->
 /// 0.051 and 0.095 -> 0.065. At 128 rows (one wave of clusters) f32 was 9-33% slower, bf16
-/// 15% faster at k = 1024 and 6% slower at 2048; at 64 rows both 10-57% slower.
+/// 15% faster at k = 1024 and 6% slower at 2048; at 64 rows both 10-53% slower. The rule splits
+/// rows only while they are fewer than half the grid target (select_schedule()), so on a GPU of
+/// 132 SMs this takes 256 to 263 rows; from 264 rows each row has one block. It relies on the
+/// finish taking the large list for every value size from this many rows on (the static_assert
+/// after kSampledLargeListMinRows16); where the device's shared memory cannot hold the large list
+/// (sampled_rows_list_entries()), such rows run the digit passes after the sample pass: correct,
+/// not measured.
 inline constexpr std::size_t kSampledBatchLargeListMinRows = 256;
 
 /// Entries of one candidate list per row of the several-blocks schedule (host and device;
@@ -436,7 +443,12 @@ inline constexpr std::size_t kSampledBatchLargeListMinRows = 256;
 /// kSampledBatchMinLength values, so that the sample pass can plan k = 1024 and 2048 of rows of
 /// 32000 (about 1900 and 3200 entries expected, where a sixteenth of the row is 2000) and the
 /// one-block finish can take them (kSampledBatchLargeListMinRows). Like candidate_capacity(), it
-/// depends on the row length only, so the scratch size needs neither k nor the data.
+/// depends on the row length only, so the scratch size needs neither k nor the data. Two costs:
+/// the scratch of rows of 32000 grows about fourfold (2047 x 32000 f32: 65 -> 268 MB), and rows
+/// of 64000 to 131072 values now plan the sample at larger k too (64 x 65537 at k = 2048: the
+/// sample pass and the one-block finish for f32, the sample pass before the digit passes for
+/// bf16 below kSampledLargeListMinRows16 rows, where both ran the digit passes alone before):
+/// correct (the large sampled-batch tests take that shape), not timed.
 /// \param row_length values per row
 SORTLAB_HOST_DEVICE constexpr std::size_t list_capacity_for(std::size_t row_length) {
   const std::size_t sixteenth = candidate_capacity(row_length);
@@ -472,10 +484,14 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
 /// per row, one block per row, costs more than the passes it saves on few rows: on the H200,
 /// bf16 k = 2048 at 64 x 128256 took 0.081 ms against 0.068 for the digit passes, 0.094 against
 /// 0.091 at 128 rows, 0.127 against 0.138 at 256 rows (k = 1024: 4-14% faster from 64 rows on;
-/// session 21). Session 24's finish (its collect keeps eight loads in flight per thread) turned
-/// 128 rows: 128 x 128256 k = 1024 0.085 -> 0.072 ms, k = 2048 0.091 -> 0.087, 128 x 151936
-/// k = 2048 0.098 -> 0.095; 64 rows stay slower (64 x 128256 k = 2048 0.068 -> 0.071).
+/// session 21). Session 24 measured 128 rows again, with the finish's collect keeping eight loads
+/// in flight per thread: k = 1024 13-14% faster (128 x 128256 0.085 -> 0.073 ms, 128 x 151936
+/// 0.093 -> 0.081), k = 2048 4% (0.092 -> 0.088, 0.099 -> 0.095); 64 rows stay slower at
+/// k = 2048 (64 x 128256 0.068 -> 0.071).
 inline constexpr std::size_t kSampledLargeListMinRows16 = 128;
+// Every row count that takes the large list for short rows takes it for 16-bit values too.
+static_assert(kSampledBatchLargeListMinRows >= kSampledLargeListMinRows16,
+              "rows of 32000 on the sampled batch need the large list for every value size");
 
 /// The shared list with which topk() finishes sampled rows in one block, or 0 where the digit
 /// passes of several blocks run: sampled_rows_list_entries() with TopkSchedule::kAuto, except
@@ -687,7 +703,7 @@ struct ScratchPlan {
   /// writes list p % 2).
   std::size_t list_values[2] = {0, 0};
   std::size_t list_columns[2] = {0, 0};  ///< slots of their u32 columns
-  std::size_t list_capacity = 0;         ///< entries per row of one list (candidate_capacity())
+  std::size_t list_capacity = 0;         ///< entries per row of one list (list_capacity_for())
   /// Bytes a size query returns: the layout's, and at least 1.
   std::size_t bytes() const noexcept {
     return layout.total_bytes() > 0 ? layout.total_bytes() : std::size_t{1};
@@ -698,7 +714,7 @@ struct ScratchPlan {
 /// none unless select_schedule() with kMaxTargetBlocks picks several blocks per row, else
 /// `rows x blocks_per_row x 256` u32 digit counts, `rows x blocks_per_row` 32-byte tallies,
 /// `rows` 2080-byte row states (RowState), then two candidate lists of
-/// `rows x candidate_capacity(row_length)` values (\p value_bytes each) and as many u32
+/// `rows x list_capacity_for(row_length)` values (\p value_bytes each) and as many u32
 /// columns. Pure host arithmetic (no CUDA call), so the CPU tests check it.
 /// \param num_rows rows
 /// \param row_length values per row

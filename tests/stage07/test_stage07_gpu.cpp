@@ -18,7 +18,7 @@
 /// sanitizer's cap, spans many blocks; rows shorter than one span run it with one block). Both
 /// must give the CPU model's output element for element, unsorted output included (the
 /// documented order). Rows of millions of values (outside the cap) also run the automatic rule.
-/// Both schedules filter candidates into lists (several blocks: a sixteenth of the row in the
+/// Both schedules filter candidates into lists (several blocks: list_capacity_for() entries in the
 /// scratch; one block: 2048 entries in shared memory) when they fit, so random rows exercise the
 /// lists and all-equal or few-distinct rows the fallback.
 #include <gtest/gtest.h>

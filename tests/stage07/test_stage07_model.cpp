@@ -798,7 +798,9 @@ TEST(Stage07Sample, BoundIsKthCountsBeyondAndEqual) {
   EXPECT_FALSE(stage07::bound_is_kth(5, 0, 5));            // the bound is below the k-th value
   EXPECT_FALSE(stage07::bound_is_kth(5, 0xffffffffu, 5));  // ... however many equal it
   EXPECT_TRUE(stage07::bound_is_kth(4, 0xffffffffu, 5));
-  EXPECT_FALSE(stage07::bound_is_kth(0xfffffff0u, 0x20u, 0xfffffff0u));  // no wrap
+  EXPECT_FALSE(stage07::bound_is_kth(0xfffffff0u, 0x20u, 0xfffffff0u));
+  // beyond + equal would wrap to 0x10 < k and say no; the bound is the k-th value.
+  EXPECT_TRUE(stage07::bound_is_kth(0xfffffff0u, 0x20u, 0xfffffff1u));
 }
 
 // The several-blocks lists (list_capacity_for()): a sixteenth of the row, but from
@@ -1018,6 +1020,11 @@ TEST(Stage07Schedule, ScratchPlanOfASplit) {
   // Rows of 32000 on: lists of at least the large list's entries (list_capacity_for()).
   EXPECT_EQ(stage07::plan_scratch(2, 32000, 5, sizeof(float), multi).list_capacity,
             stage07::kSampledListEntries);
+  // ... and their bytes: 2 rows x 63 blocks of 512 values: 129024 bytes of counts, 4032 of
+  // tallies (4096 rounded), the states as above, two lists of 2 x 8192 f32 values and as many
+  // columns (65536 bytes each, where a sixteenth of the row would give 16000), and 255.
+  EXPECT_EQ(stage07::plan_scratch(2, 32000, 5, sizeof(float), multi).bytes(),
+            129024u + 4096u + 4352u + 4 * 65536u + 255u);
   std::size_t bytes = 0;
   stage07::topk<float>(nullptr, bytes, nullptr, 2, 1553, 5, nullptr, nullptr, multi);
   EXPECT_EQ(bytes, 8192u + 256u + 4352u + lists + 255u);
