@@ -8,8 +8,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "common/errors.hpp"
+#include "common/spread_blocks.hpp"
 
 namespace sortlab {
 
@@ -77,6 +79,50 @@ void allow_dynamic_shared_memory() {
                                               static_cast<int>(kBytes)));
     });
   }
+}
+
+/// The shared memory limits that place \p kKernel's blocks on the current device's SMs
+/// (common/spread_blocks.hpp): the SM's bytes, the most a block may ask for beside the kernel's
+/// static shared memory, and that static memory plus the system's reserve per block. Driver
+/// queries, like multiprocessor_count(); the kernel's static bytes are asked once.
+template <auto kKernel>
+SharedMemoryLimits shared_memory_limits() {
+  static const std::size_t static_bytes = [] {
+    cudaFuncAttributes attributes{};
+    SORTLAB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kKernel));
+    return attributes.sharedSizeBytes;
+  }();
+  int device = 0, per_sm = 0, reserved = 0;
+  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+  SORTLAB_CUDA_CHECK(
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  SORTLAB_CUDA_CHECK(
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  const std::size_t optin = shared_memory_per_block_optin();
+  SharedMemoryLimits limits{};
+  limits.per_sm = static_cast<std::size_t>(std::max(per_sm, 0));
+  limits.per_block_optin = optin > static_bytes ? optin - static_bytes : 0;
+  limits.per_block_overhead = static_bytes + static_cast<std::size_t>(std::max(reserved, 0));
+  return limits;
+}
+
+/// Lets \p kKernel take any dynamic shared memory up to \p bytes per block on the current
+/// device, for a kernel whose launches ask for different sizes (spread_shared_bytes()): sets
+/// cudaFuncAttributeMaxDynamicSharedMemorySize once per device, to the most the device allows
+/// beside the kernel's static shared memory (\p limits, from shared_memory_limits()), and
+/// checks \p bytes against it. A function attribute, like allow_dynamic_shared_memory().
+template <auto kKernel>
+void allow_dynamic_shared_memory_up_to(std::size_t bytes, const SharedMemoryLimits& limits) {
+  require(bytes <= limits.per_block_optin, [&] {
+    return "a launch asks for " + std::to_string(bytes) +
+           " bytes of dynamic shared memory per block; this device allows " +
+           std::to_string(limits.per_block_optin);
+  });
+  static std::atomic<std::uint64_t> done_devices{0};
+  once_per_device(done_devices, [&] {
+    SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(limits.per_block_optin)));
+  });
 }
 
 /// Lets \p kKernel run in thread-block clusters of more than 8 blocks (up to 16 on an H100;
