@@ -5,6 +5,8 @@
 /// select bits) and copies the values of its span at or above the bound, in column order, into
 /// its region of the row's candidate list 1; pass 0 then reads those regions instead of the row
 /// (topk_count_pass_kernel). Phases:
+/// - **prefetch** (inputs of at most a sixth of the L2, prefetch_spans_for()): each warp asks the
+///   L2 for its part of the span, which then arrives while the next two phases wait;
 /// - **sample**: S values of the row at sample_column(); the same S in every block of the row,
 ///   so every block finds the same bound without talking to the others;
 /// - **bound**: a radix select of the samples' r-th largest select bits, the digit passes of
@@ -22,6 +24,7 @@
 
 #include "chapters/07_topk/sample_plan.hpp"
 #include "chapters/07_topk/topk_kernels.cuh"
+#include "common/l2_prefetch.cuh"
 
 namespace sortlab::stage07 {
 
@@ -144,6 +147,13 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   const auto [slot, row_index, block, begin, end] = block_span(arrays);
   const T* row = arrays.values_in + row_index * arrays.row_length;
   RowState* state = arrays.row_states + row_index;
+  const std::uint32_t warp = threadIdx.x >> 5;
+  std::uint32_t part_begin = 0, part_end = 0;
+  warp_part(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end), warp, part_begin,
+            part_end);
+  // The part's bytes travel to the L2 while the draw and the bound wait on their latency.
+  if (arrays.prefetch_spans)
+    prefetch_to_l2(row + part_begin, std::size_t{part_end - part_begin} * sizeof(T));
 
   const std::uint32_t at_or_above =
       sample_bound<T>(row, arrays.row_length, arrays.sample, arrays.largest, storage);
@@ -179,10 +189,6 @@ __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
   // Every block of the row found the same bound; one keeps it for topk_sampled_rows_kernel,
   // which re-reads the parts of overflowed regions (the digit passes do not read it there).
   if (block == 0 && threadIdx.x == 0) state->desired = bound;
-  const std::uint32_t warp = threadIdx.x >> 5;
-  std::uint32_t part_begin = 0, part_end = 0;
-  warp_part(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end), warp, part_begin,
-            part_end);
   const std::size_t region = row_index * arrays.list_capacity +
                              (block * kSampleWarps + warp) * std::size_t{arrays.sample.warp_cap};
   // With the one-block finish after it, the values strictly beyond the bound are counted too

@@ -596,6 +596,8 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   multi.blocks_per_row = static_cast<std::uint32_t>(split.blocks_per_row);
   multi.largest = options.largest;
   multi.sample = sample_plan(row_length, k, split.blocks_per_row, plan.list_capacity, sample);
+  multi.prefetch_spans = multi.sample.enabled &&
+                         prefetch_spans_for(num_rows * row_length * sizeof(T), l2_cache_bytes());
   // The tickets (and the filter flags and list fills) must start at zero. The last block of every
   // pass resets its row's ticket, but a fresh (or poisoned, or interrupted) scratch holds
   // anything, and no block of the first launch can know whether the others have arrived yet: one

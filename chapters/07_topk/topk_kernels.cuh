@@ -196,6 +196,8 @@ struct MultiBlockArrays {
   /// its span's values beyond the bound (and, where the sample predicts an overflow, at or
   /// above it) into the row's fill[] for it.
   bool count_at_bound;
+  /// The sample pass asks the L2 for its spans before it draws (prefetch_spans_for()).
+  bool prefetch_spans;
 };
 
 // ---- The phases ---------------------------------------------------------------------------------
