@@ -487,8 +487,11 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
 /// session 21). Session 24 measured 128 rows again, with the finish's collect keeping eight loads
 /// in flight per thread: k = 1024 13-14% faster (128 x 128256 0.085 -> 0.073 ms, 128 x 151936
 /// 0.093 -> 0.081), k = 2048 4% (0.092 -> 0.088, 0.099 -> 0.095); 64 rows stay slower at
-/// k = 2048 (64 x 128256 0.068 -> 0.071).
-inline constexpr std::size_t kSampledLargeListMinRows16 = 128;
+/// k = 2048 (64 x 128256 0.068 -> 0.071). Session 25, with the finish spread over the SMs
+/// (launch_sampled_rows()): 64 rows faster too, k = 1024 19% (64 x 128256 0.065 -> 0.052 ms,
+/// 64 x 151936 0.072 -> 0.059), k = 2048 10% (0.068 -> 0.062, 0.077 -> 0.069). At 64 it equals
+/// kSampledBatchMinRows, below which the rule gives no row the large list.
+inline constexpr std::size_t kSampledLargeListMinRows16 = 64;
 // Every row count that takes the large list for short rows takes it for 16-bit values too.
 static_assert(kSampledBatchLargeListMinRows >= kSampledLargeListMinRows16,
               "rows of 32000 on the sampled batch need the large list for every value size");

@@ -1513,7 +1513,8 @@ TEST(Stage07Schedule, SampledFinishListEntries) {
   TopkOptions forced;
   forced.schedule = stage07::TopkSchedule::kBlocksPerRow;
   EXPECT_EQ(entries(128, 128256, 2048, 4, rule), kLarge);
-  EXPECT_EQ(entries(64, 128256, 2048, 2, rule), 0u);
+  EXPECT_EQ(entries(64, 128256, 2048, 2, rule), kLarge);  // session 25: from 64 rows
+  EXPECT_EQ(entries(kMinRows - 1, 128256, 2048, 2, rule), 0u);
   EXPECT_EQ(entries(kMinRows - 1, 128256, 1024, 2, rule), 0u);
   EXPECT_EQ(entries(kMinRows, 128256, 1024, 2, rule), kLarge);
   EXPECT_EQ(entries(2, 128256, 2048, 2, span), kLarge);
