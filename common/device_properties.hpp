@@ -84,7 +84,10 @@ void allow_dynamic_shared_memory() {
 /// The shared memory limits that place \p kKernel's blocks on the current device's SMs
 /// (common/spread_blocks.hpp): the SM's bytes, the most a block may ask for beside the kernel's
 /// static shared memory, and that static memory plus the system's reserve per block. Driver
-/// queries, like multiprocessor_count(); the kernel's static bytes are asked once.
+/// queries, like multiprocessor_count(); the kernel's static bytes are asked once per process,
+/// which assumes every device runs the same architecture's image of it.
+/// \tparam kKernel the kernel (a __global__ function)
+/// \return the current device's limits for \p kKernel
 template <auto kKernel>
 SharedMemoryLimits shared_memory_limits() {
   static const std::size_t static_bytes = [] {
@@ -111,6 +114,9 @@ SharedMemoryLimits shared_memory_limits() {
 /// cudaFuncAttributeMaxDynamicSharedMemorySize once per device, to the most the device allows
 /// beside the kernel's static shared memory (\p limits, from shared_memory_limits()), and
 /// checks \p bytes against it. A function attribute, like allow_dynamic_shared_memory().
+/// \tparam kKernel the kernel (a __global__ function)
+/// \param bytes dynamic shared memory the coming launch asks for
+/// \param limits shared_memory_limits<kKernel>() of the current device
 template <auto kKernel>
 void allow_dynamic_shared_memory_up_to(std::size_t bytes, const SharedMemoryLimits& limits) {
   require(bytes <= limits.per_block_optin, [&] {

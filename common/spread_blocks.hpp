@@ -10,6 +10,11 @@
 /// that asks for more dynamic shared memory than it uses cannot share an SM past the count its
 /// bytes allow, so the same launch spreads the blocks as an unchained one would, and keeps the
 /// chaining's hidden launch latency. Stage 07's one-block finish of sampled rows uses it.
+///
+/// Where launches are not chained (builds that list an architecture before sm_90), the padding
+/// buys nothing and costs only the L1 it takes from the blocks. It counts on every SM of the
+/// device being available: where a process gets fewer (MPS with an SM limit, green contexts),
+/// blocks kept to one an SM may need a second wave.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +29,8 @@ struct SharedMemoryLimits {
   std::size_t per_block_overhead;  ///< static shared memory plus the system's reserve (1 KiB)
 };
 
-/// Granularity of the spread sizes spread_shared_bytes() returns (bytes).
+/// Granularity of the spread sizes spread_shared_bytes() returns (bytes): the SMs' unit of
+/// shared memory allocation since Volta, so a size rounded to it is what a block is given.
 inline constexpr std::size_t kSpreadSharedGranule = 128;
 
 /// The dynamic shared memory to launch \p blocks blocks with, each needing \p needed_bytes, so

@@ -368,7 +368,7 @@ void launch_sampled_rows(std::size_t num_rows, cudaStream_t stream, const TopkAr
   // leave first, up to three to an SM (by shared memory and registers) while later SMs get
   // none. Asking for more shared memory than the list needs keeps them at most ceil(rows /
   // SMs) to an SM (session 25 on an H200: 64 x 128256 f32 k = 2048 0.081 -> 0.064 ms; a plain
-  // launch spread them too but lost the chaining: 2-5% slower at k = 50).
+  // launch spread them too but lost the chaining: 2-7% slower at k = 50).
   const SharedMemoryLimits limits = shared_memory_limits<kKernel>();
   const std::size_t launch_bytes =
       spread_shared_bytes(kSharedBytes, num_rows, multiprocessor_count(), limits);

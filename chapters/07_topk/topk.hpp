@@ -490,7 +490,8 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
 /// k = 2048 (64 x 128256 0.068 -> 0.071). Session 25, with the finish spread over the SMs
 /// (launch_sampled_rows()): 64 rows faster too, k = 1024 19% (64 x 128256 0.065 -> 0.052 ms,
 /// 64 x 151936 0.072 -> 0.059), k = 2048 10% (0.068 -> 0.062, 0.077 -> 0.069). At 64 it equals
-/// kSampledBatchMinRows, below which the rule gives no row the large list.
+/// kSampledBatchMinRows, below which the rule's sampled batches (sampled_batch_split()) give no
+/// row the large list; other routes to the sample pass below 64 rows keep the threshold.
 inline constexpr std::size_t kSampledLargeListMinRows16 = 64;
 // Every row count that takes the large list for short rows takes it for 16-bit values too.
 static_assert(kSampledBatchLargeListMinRows >= kSampledLargeListMinRows16,

@@ -49,9 +49,12 @@ TEST(SpreadSharedBytes, SizesThatAlreadySpreadStay) {
 }
 
 TEST(SpreadSharedBytes, SmallBlocksArePaddedToTheWantedCount) {
-  // A 2048-entry list (about 20 KiB: eleven to an SM by shared memory).
+  // A block of 20 KiB: ten to an SM by shared memory.
   const std::size_t needed = 20 * 1024;
-  for (std::size_t blocks : {1u, 132u, 133u, 396u, 397u, 1000u}) {
+  ASSERT_EQ(blocks_per_sm(needed, kHopper), 10u);
+  // Up to 9 wanted an SM (1188 blocks) the padding keeps one more out; from 10 (1189 blocks
+  // and more) the size already does.
+  for (std::size_t blocks : {1u, 132u, 133u, 396u, 397u, 1000u, 1188u, 1189u, 1320u, 5000u}) {
     const std::size_t wanted = (blocks + kHopperSms - 1) / kHopperSms;
     const std::size_t bytes = spread_shared_bytes(needed, blocks, kHopperSms, kHopper);
     const std::size_t fit = blocks_per_sm(bytes, kHopper);
@@ -72,6 +75,42 @@ TEST(SpreadSharedBytes, NeverAsksPastTheBlockLimit) {
   const std::size_t bytes = spread_shared_bytes(30 * 1024, 10, kHopperSms, kStatic);
   EXPECT_EQ(blocks_per_sm(bytes, kStatic), 1u);
   EXPECT_LE(bytes, kStatic.per_block_optin);
+}
+
+// Every padded size over a sweep of sizes, block counts and SM counts: never below the need,
+// never past the block limit, exactly the wanted count an SM where it pads, and where it does
+// not, either the need already keeps one more out or no size could (the wanted count would not
+// fit after the granule's rounding, or the block limit is too low).
+TEST(SpreadSharedBytes, SweepKeepsItsPromises) {
+  const SharedMemoryLimits devices[] = {kHopper,
+                                        {164 * 1024, 163 * 1024, 1024},  // an A100
+                                        {100 * 1024, 99 * 1024, 1024},
+                                        {228 * 1024, 187 * 1024, 41 * 1024}};
+  for (const SharedMemoryLimits& limits : devices)
+    for (std::size_t sms : {1u, 2u, 108u, 132u})
+      for (std::size_t needed = 0; needed <= limits.per_block_optin; needed += 997)
+        for (std::size_t blocks = 1; blocks <= 3000; blocks += blocks < 300 ? 1 : 37) {
+          const std::size_t bytes = spread_shared_bytes(needed, blocks, sms, limits);
+          const std::size_t wanted = (blocks + sms - 1) / sms;
+          ASSERT_GE(bytes, needed);
+          if (bytes == needed) {
+            // Unpadded: either no more than wanted fit already, or padding could not work.
+            const bool already = blocks_per_sm(needed, limits) <= wanted;
+            const std::size_t crowded =
+                limits.per_sm / (wanted + 1) + 1 - limits.per_block_overhead;
+            const std::size_t rounded =
+                (crowded + kSpreadSharedGranule - 1) / kSpreadSharedGranule * kSpreadSharedGranule;
+            const bool impossible = rounded > limits.per_block_optin ||
+                                    wanted * (rounded + limits.per_block_overhead) > limits.per_sm;
+            ASSERT_TRUE(already || impossible)
+                << needed << " bytes, " << blocks << " blocks, " << sms << " SMs";
+            continue;
+          }
+          ASSERT_LE(bytes, limits.per_block_optin);
+          ASSERT_EQ(bytes % kSpreadSharedGranule, 0u);
+          ASSERT_EQ(blocks_per_sm(bytes, limits), wanted)
+              << needed << " bytes, " << blocks << " blocks, " << sms << " SMs";
+        }
 }
 
 TEST(SpreadSharedBytes, NoBlocksOrNoSmsChangeNothing) {
