@@ -22,6 +22,10 @@
 /// chain_to_previous_kernel() does nothing: kernels compiled for that architecture have no wait
 /// in them, and an H100 can run them (from PTX). A build for sm_90 and newer only has no kernel
 /// image for an older GPU, so it never chains on one.
+///
+/// One pitfall: a chained kernel's blocks are placed while the kernel before it still runs, on
+/// whichever SMs free up first and as many to an SM as fit there. A kernel of a few heavy blocks
+/// can then crowd onto a few SMs while the rest idle; common/spread_blocks.hpp keeps them apart.
 #pragma once
 
 #include <cuda_runtime.h>
