@@ -211,8 +211,8 @@ inline constexpr std::size_t kPrefetchSpansL2Fraction = 6;
 /// when the filter reads it. Measured on an H200 (50 MB L2; session 25): 16 rows of 128256
 /// values (f32 and bf16) and of 151936 (bf16) at k = 50, 4-8 MB, 4-6% faster, no shape slower;
 /// with the limit at 16 MB, 128 rows of 32000 f32 and 256 of 32000 bf16 were 5-6% slower, and
-/// with none, inputs of 32 MB and more 3-19% slower (what is fetched then leaves the L2 before
-/// its use, and the prefetch competes with the sample's scattered loads).
+/// with none, most inputs of 32 MB and more 2-19% slower (what is fetched then leaves the L2
+/// before its use, and the prefetch competes with the sample's scattered loads).
 /// \param input_bytes rows x row_length x the value's bytes
 /// \param l2_bytes the device's L2 (l2_cache_bytes(); 0: no prefetch of any non-empty input)
 constexpr bool prefetch_spans_for(std::size_t input_bytes, std::size_t l2_bytes) {

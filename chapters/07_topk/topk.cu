@@ -556,11 +556,11 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
     }
     return;
   }
-  // Both block schedules may draw the sample; the L2's size is a driver query (no sync), asked
-  // only here, where it can matter.
+  // Both block schedules may draw the sample, and the sample pass may prefetch; the L2's size is
+  // a driver query (no sync), asked once, here, where it can matter.
+  const std::size_t l2_bytes = l2_cache_bytes();
   const bool sample =
-      sampled_batch ||
-      sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_cache_bytes());
+      sampled_batch || sample_pass_wanted(options, num_rows * row_length * sizeof(T), l2_bytes);
   if (!split.several_blocks) {
     // One block per row reads the row once into its shared list when the sample allows it (by
     // default only rows long enough for the saved passes to outweigh the bound's).
@@ -596,8 +596,8 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   multi.blocks_per_row = static_cast<std::uint32_t>(split.blocks_per_row);
   multi.largest = options.largest;
   multi.sample = sample_plan(row_length, k, split.blocks_per_row, plan.list_capacity, sample);
-  multi.prefetch_spans = multi.sample.enabled &&
-                         prefetch_spans_for(num_rows * row_length * sizeof(T), l2_cache_bytes());
+  multi.prefetch_spans =
+      multi.sample.enabled && prefetch_spans_for(num_rows * row_length * sizeof(T), l2_bytes);
   // The tickets (and the filter flags and list fills) must start at zero. The last block of every
   // pass resets its row's ticket, but a fresh (or poisoned, or interrupted) scratch holds
   // anything, and no block of the first launch can know whether the others have arrived yet: one
