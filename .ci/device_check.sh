@@ -129,16 +129,19 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   # Stage 07's cluster tests are not typed (the filter above never selects them) and their LLM
   # rows are far above the caps: memcheck on all of them with a cap that keeps one LLM row, and
   # racecheck, which is much slower on clusters, on the f32 sampled-cluster tests at rows of 9000
-  # to 12000 values (session 23: 133 s for one such test alone).
+  # to 12000 values (session 23: 133 s for one such test alone). The sampled rows' large list
+  # (rows of 2 x 128256) and the graph that captures the chained one-block finish need a cap of
+  # their own too: both tools on them (the large-list tests skipped under the shards' cap in
+  # sessions 24 and 25).
   if [[ " $stages " == *" stage07 "* ]] && [ -x "$build/tests/stage07/test_stage07_gpu" ]; then
-    for tool in memcheck racecheck; do
+    sampled_filter='Stage07GpuSampledLists.*:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish'
+    for job in "memcheck cluster 400000 Stage07GpuCluster.*" \
+               "racecheck cluster 20000 Stage07GpuCluster.SampledBoundIsTheKthValueF32" \
+               "memcheck sampled 300000 $sampled_filter" \
+               "racecheck sampled 300000 Stage07GpuSampledLists.LargeListF32:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish"; do
+      read -r tool part max_n filter <<<"$job"
       while [ "$(jobs -rp | wc -l)" -ge "${SANITIZER_JOBS:-16}" ]; do wait -n; done
-      (name="sanitizer-$tool-stage07-cluster"
-       if [ "$tool" = memcheck ]; then
-         max_n=400000 filter='Stage07GpuCluster.*'
-       else
-         max_n=20000 filter='Stage07GpuCluster.SampledBoundIsTheKthValueF32'
-       fi
+      (name="sanitizer-$tool-stage07-$part"
        SORTLAB_TEST_MAX_N=$max_n timeout -k 30 "${SANITIZER_TIMEOUT:-500}" \
          compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/stage07/test_stage07_gpu" \
          --gtest_brief=1 --gtest_filter="$filter" >"$logs/$name.log" 2>&1

@@ -1333,13 +1333,14 @@ TEST(Stage07GpuEdges, ReusedScratch) {
     }
 }
 
-/// Captures one top-k call with \p options into a CUDA graph and replays it on three inputs.
-void capture_and_replay(const TopkOptions& options) {
+/// Captures one top-k call with \p options into a CUDA graph and replays it on three inputs
+/// (uniform, the float specials, uniform again, each fresh). \p shape and \p k: the call's;
+/// \p want_path: the kernels the captured call must have queued (kNone: not checked).
+void capture_and_replay(const TopkOptions& options, const Shape& shape, std::size_t k,
+                        stage07::TopkPath want_path = stage07::TopkPath::kNone) {
   const std::uint64_t seed = test_seed();
   const sortlab::CudaStream stream;
-  // 64 rows of 1000, fewer under a small SORTLAB_TEST_MAX_N (but always one).
-  const Shape shape{std::min<std::size_t>(64, std::max<std::size_t>(1, max_test_n() / 1000)), 1000};
-  const std::size_t k = 50, n = shape.rows * shape.row_length, answers = shape.rows * k;
+  const std::size_t n = shape.rows * shape.row_length, answers = shape.rows * k;
   DeviceBuffer<float> values_in(n), values_out(answers);
   DeviceBuffer<std::int64_t> indices_out(answers);
   std::size_t temp_bytes = 0;
@@ -1353,6 +1354,9 @@ void capture_and_replay(const TopkOptions& options) {
   stage07::topk<float>(temp.data(), temp_bytes, values_in.data(), shape.rows, shape.row_length, k,
                        values_out.data(), indices_out.data(), options, stream.get());
   SORTLAB_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+  if (want_path != stage07::TopkPath::kNone) {
+    EXPECT_EQ(stage07::last_topk_path(), want_path);
+  }
   cudaGraphExec_t exec = nullptr;
   SORTLAB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   for (int replay = 0; replay < 3; ++replay) {
@@ -1383,11 +1387,13 @@ void capture_and_replay(const TopkOptions& options) {
 // schedules (several blocks per row: the memset of the tickets, the passes, the gather and the
 // sort are all in the graph, and the replays reuse the scratch the previous one left).
 TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
+  // 64 rows of 1000, fewer under a small SORTLAB_TEST_MAX_N (but always one).
+  const Shape shape{std::min<std::size_t>(64, std::max<std::size_t>(1, max_test_n() / 1000)), 1000};
   for (ScheduleSet set : {ScheduleSet::kClassic, ScheduleSet::kCluster})
     for (const auto& [schedule, schedule_options] :
          every_schedule(TopkOptions{true, true}, 1000, set)) {
       SCOPED_TRACE(schedule);
-      capture_and_replay(schedule_options);
+      capture_and_replay(schedule_options, shape, 50);
       if (::testing::Test::HasFatalFailure()) return;
       if (set == ScheduleSet::kCluster) {
         // Clusters of 16 blocks: the kernel's attributes (shared memory, the non-portable size)
@@ -1395,10 +1401,65 @@ TEST(Stage07GpuEdges, CudaGraphCaptureAndReplay) {
         TopkOptions sixteen = schedule_options;
         sixteen.cluster_blocks = 16;
         SCOPED_TRACE("16 blocks per cluster");
-        capture_and_replay(sixteen);
+        capture_and_replay(sixteen, shape, 50);
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
+}
+
+// The sampled rows' one-block finish is a chained launch (programmatic dependent launch,
+// common/chained_launch.cuh): captured, it becomes a programmatic edge of the graph, and its
+// shared memory is padded so its blocks spread over the SMs (common/spread_blocks.hpp), a
+// kernel attribute that may be set for the first time inside the capture. The graph must give
+// the same answers as the stream, replay after replay on the scratch the last replay left (the
+// row states the sample pass fills). Forced: rows of 16411 in spans of 1024 with the 2048-entry
+// list (k = 64) and rows of 128256 in spans of 16384 with the large list (k = 2048, where the
+// device gives a block its bytes); the automatic rule on two LLM shapes, whose path is the
+// rule's (checked against sampled_batch_split() and the list the device allows, as
+// check_sampled_batches() does).
+TEST(Stage07GpuEdges, CudaGraphCapturesTheChainedSampledFinish) {
+  struct Case {
+    Shape shape;
+    std::size_t k;
+    std::size_t values_per_block;  // 0: the automatic rule
+  };
+  const std::vector<Case> cases = {{{2, 16411}, 64, 1024},
+                                   {{2, 128256}, 2048, 16384},
+                                   {{64, 32000}, 50, 0},
+                                   {{256, 32000}, 1024, 0}};
+  const std::size_t target = stage07::multi_block_target(sortlab::multiprocessor_count());
+  std::size_t captured = 0;
+  for (const Case& c : cases) {
+    if (c.shape.rows * c.shape.row_length > max_test_n()) continue;
+    TopkOptions options{true, true};
+    stage07::TopkPath want = stage07::TopkPath::kSampledOneBlock;
+    std::size_t blocks_per_row = 0;
+    if (c.values_per_block != 0) {
+      options.values_per_block = c.values_per_block;
+      options.sample = stage07::TopkSample::kOn;
+      blocks_per_row = (c.shape.row_length + c.values_per_block - 1) / c.values_per_block;
+    } else {
+      const stage07::RowSplit split =
+          stage07::sampled_batch_split(c.shape.rows, c.shape.row_length, c.k, options, target);
+      if (!split.several_blocks) continue;  // this device's rule takes another schedule
+      blocks_per_row = split.blocks_per_row;
+    }
+    const std::size_t list_entries = stage07::sampled_finish_list_entries(
+        stage07::sample_plan(c.shape.row_length, c.k, blocks_per_row,
+                             stage07::list_capacity_for(c.shape.row_length), true),
+        c.shape.rows, c.shape.row_length, blocks_per_row, sizeof(float), options,
+        sortlab::shared_memory_per_block_optin());
+    if (list_entries == 0) want = stage07::TopkPath::kSeveralBlocks;  // no list fits a block
+    SCOPED_TRACE("rows=" + std::to_string(c.shape.rows) +
+                 " length=" + std::to_string(c.shape.row_length) + " k=" + std::to_string(c.k) +
+                 (c.values_per_block != 0 ? " forced" : " the rule"));
+    capture_and_replay(options, c.shape, c.k, want);
+    if (::testing::Test::HasFatalFailure()) return;
+    captured += want == stage07::TopkPath::kSampledOneBlock ? 1 : 0;
+  }
+  if (max_test_n() >= 2 * 16411) {
+    EXPECT_GT(captured, 0u) << "no captured call took the chained one-block finish";
+  }
 }
 
 }  // namespace
