@@ -832,7 +832,8 @@ TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
   // 6 of the 1024 samples, fewer than the bound's rank, 12 at k = 33) spread over a tie of the
   // rest, so the bound is the tie's value, below the 33rd largest.
   const Shape tie_row{1, 16411};
-  if (tie_row.row_length <= max_test_n()) {
+  const bool tie_row_runs = tie_row.row_length <= max_test_n();
+  if (tie_row_runs) {
     using Bits = typename stage07::SelectKey<T>::Bits;
     constexpr int kTop = stage07::SelectKey<T>::kNumBits - stage07::kDigitBits;
     constexpr std::size_t k = 33;
@@ -863,7 +864,10 @@ TYPED_TEST(Stage07Gpu, SampledRowsFinishInOneBlock) {
   EXPECT_GT(worked, 0u);
   EXPECT_GT(repaired, 0u);
   EXPECT_GT(at_bound, 0u);
-  EXPECT_GT(read_row, 0u);
+  // Among the shapes under the sanitizers' cap (9300) only the tie row is selected from.
+  if (tie_row_runs) {
+    EXPECT_GT(read_row, 0u);
+  }
 }
 
 /// The one-block finish with the large list (kSampledListEntries, dynamic shared memory): rows
