@@ -69,6 +69,31 @@ struct SelectKey {
         is_nan(value) ? static_cast<Bits>(~Bits{0}) : KeyTraits<T>::to_ordered(value);
     return largest ? ordered : static_cast<Bits>(~ordered);
   }
+
+  /// The inverse of bits() where it has one: sets \p value to the one value whose select bits
+  /// are \p bits and returns true. Two classes of floating values share their bits, the zeros
+  /// (-0.0 and +0.0) and the NaNs (every sign and payload); for those it returns false and
+  /// leaves \p value alone, and a caller that must return the input's own value reads it from
+  /// the input. A kernel that turns its values into select bits once (the cluster's span) then
+  /// writes its answers from the bits it kept, reading memory only for zeros and NaNs.
+  /// \param bits select bits, as bits() returned them
+  /// \param largest the direction bits() was called with
+  /// \param value set to the value, when it is the only one with these bits
+  SORTLAB_HOST_DEVICE static bool unique_value(Bits bits, bool largest, T& value) {
+    constexpr Bits kHighBit = KeyTraits<T>::kHighBit;
+    const Bits ordered = largest ? bits : static_cast<Bits>(~bits);
+    Bits raw = ordered;
+    if constexpr (KeyTraits<T>::kIsFloating) {
+      // All ones: a NaN (no number's ordered bits reach them); the high bit alone: a zero.
+      if (ordered == static_cast<Bits>(~Bits{0}) || ordered == kHighBit) return false;
+      raw = (ordered & kHighBit) != 0 ? static_cast<Bits>(ordered & static_cast<Bits>(~kHighBit))
+                                      : static_cast<Bits>(~ordered);
+    } else if constexpr (std::is_signed_v<T>) {
+      raw = static_cast<Bits>(ordered ^ kHighBit);
+    }
+    value = KeyTraits<T>::from_raw_bits(raw);
+    return true;
+  }
 };
 
 }  // namespace sortlab::stage07

@@ -124,6 +124,63 @@ TEST(Stage07SelectKey, OrderIsTheSortOrderWithZerosEqual) {
   EXPECT_EQ(SelectKey<std::uint32_t>::bits(7u, false), ~7u);
 }
 
+/// unique_value() inverts bits() on random bit patterns of \p T (every class: normal,
+/// subnormal, zero, infinity and NaN patterns come up among 2^16 or more random words) in both
+/// directions: it returns false exactly for zeros and NaNs, and otherwise gives back the very
+/// bits it was given.
+template <typename T>
+void expect_unique_value_inverts_bits(std::uint64_t seed) {
+  using Bits = typename SelectKey<T>::Bits;
+  std::mt19937_64 random(seed);
+  std::vector<Bits> patterns = {
+      Bits{0},
+      static_cast<Bits>(~Bits{0}),
+      sortlab::KeyTraits<T>::kHighBit,
+      Bits{1},
+      static_cast<Bits>(sortlab::KeyTraits<T>::kHighBit | 1u),
+      SelectKey<T>::kInfinityBits,
+      static_cast<Bits>(SelectKey<T>::kInfinityBits | sortlab::KeyTraits<T>::kHighBit)};
+  for (int i = 0; i < 70000; ++i) patterns.push_back(static_cast<Bits>(random()));
+  int zeros = 0, nans = 0, unique = 0;
+  for (const Bits raw : patterns) {
+    const T input = sortlab::KeyTraits<T>::from_raw_bits(raw);
+    const bool shared =
+        SelectKey<T>::is_nan(input) || (sortlab::KeyTraits<T>::kIsFloating &&
+                                        static_cast<Bits>(raw << 1) == Bits{0});  // +0.0 or -0.0
+    for (const bool largest : {true, false}) {
+      T output = sortlab::KeyTraits<T>::from_raw_bits(static_cast<Bits>(~raw));  // not input
+      const bool found =
+          SelectKey<T>::unique_value(SelectKey<T>::bits(input, largest), largest, output);
+      ASSERT_EQ(found, !shared) << "raw bits " << static_cast<std::uint64_t>(raw);
+      if (found) {
+        ASSERT_EQ(sortlab::KeyTraits<T>::raw_bits(output), raw)
+            << "raw bits " << static_cast<std::uint64_t>(raw) << " largest " << largest;
+      }
+    }
+    if (!shared)
+      ++unique;
+    else if (SelectKey<T>::is_nan(input))
+      ++nans;
+    else
+      ++zeros;
+  }
+  EXPECT_GT(unique, 0);
+  if (sortlab::KeyTraits<T>::kIsFloating) {
+    EXPECT_GE(zeros, 2);  // the two listed patterns, and random 16-bit words may hit them again
+    EXPECT_GT(nans, 0);
+  }
+}
+
+TEST(Stage07SelectKey, UniqueValueInvertsTheBitsExceptForZerosAndNans) {
+  expect_unique_value_inverts_bits<float>(1);
+  expect_unique_value_inverts_bits<double>(2);
+  expect_unique_value_inverts_bits<__half>(3);
+  expect_unique_value_inverts_bits<__nv_bfloat16>(4);
+  expect_unique_value_inverts_bits<std::int32_t>(5);
+  expect_unique_value_inverts_bits<std::uint32_t>(6);
+  expect_unique_value_inverts_bits<std::int64_t>(7);
+}
+
 TEST(Stage07SelectDigits, PassesWalkTheDigitsFromTheTop) {
   EXPECT_EQ(stage07::num_passes<float>(), 4);
   EXPECT_EQ(stage07::num_passes<double>(), 8);
