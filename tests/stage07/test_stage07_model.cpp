@@ -171,6 +171,25 @@ void expect_unique_value_inverts_bits(std::uint64_t seed) {
   }
 }
 
+// The cluster kernel turns its span into select bits once and runs the passes on them through
+// the unsigned bits type with largest = true: that transform must be the identity.
+TEST(Stage07SelectKey, TheBitsOfUnsignedBitsAreTheBitsThemselves) {
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t word = random();
+    EXPECT_EQ(SelectKey<std::uint16_t>::bits(static_cast<std::uint16_t>(word), true),
+              static_cast<std::uint16_t>(word));
+    EXPECT_EQ(SelectKey<std::uint32_t>::bits(static_cast<std::uint32_t>(word), true),
+              static_cast<std::uint32_t>(word));
+    EXPECT_EQ(SelectKey<std::uint64_t>::bits(word, true), word);
+  }
+  for (const std::uint16_t edge : {std::uint16_t{0}, std::uint16_t{0x8000}, std::uint16_t{0xffff}})
+    EXPECT_EQ(SelectKey<std::uint16_t>::bits(edge, true), edge);
+  static_assert(stage07::num_passes<float>() == stage07::num_passes<std::uint32_t>());
+  static_assert(stage07::num_passes<__nv_bfloat16>() == stage07::num_passes<std::uint16_t>());
+  static_assert(stage07::num_passes<double>() == stage07::num_passes<std::uint64_t>());
+}
+
 TEST(Stage07SelectKey, UniqueValueInvertsTheBitsExceptForZerosAndNans) {
   expect_unique_value_inverts_bits<float>(1);
   expect_unique_value_inverts_bits<double>(2);
