@@ -567,7 +567,10 @@ __global__ void __launch_bounds__(kBlockThreads,
     at_bound = outcome == SampledClusterOutcome::kGatherAtBound;
   }
   finish_span_copy();
-  __syncthreads();  // every thread's copies have landed
+  // The transform rewrites the span in place: no thread may still read it as values (the
+  // sampled fallback's counts) or still copy into it. (Each thread transforms the words it
+  // copied, so the copies alone would not need this barrier.)
+  __syncthreads();
   // Phase **to select bits**: from here on the span (and any list filtered from it) holds
   // select bits, which every pass reads as they are (SelectKey of an unsigned type with largest
   // true is the identity).

@@ -532,22 +532,19 @@ void model_topk_row_blocks(const std::vector<T>& row, std::size_t k, const TopkO
 }
 
 /// The value of type T whose select bits (SelectKey<T>::bits(value, \p largest)) are \p bits:
-/// the inverse of the transform, for bits that are not a NaN's and not -0.0's (the tests build
-/// rows digit by digit with it).
+/// SelectKey::unique_value(), and for the bits several values share, +0.0 (the zeros' bits) or
+/// the NaN with every payload bit set (the NaNs'). The tests build rows digit by digit with it.
 /// \param bits select bits
 /// \param largest the direction the bits are for
 template <typename T>
 T value_from_select_bits(typename SelectKey<T>::Bits bits, bool largest) {
   using Bits = typename SelectKey<T>::Bits;
   using Traits = KeyTraits<T>;
+  T value{};
+  if (SelectKey<T>::unique_value(bits, largest, value)) return value;
   const Bits ordered = largest ? bits : static_cast<Bits>(~bits);
-  Bits raw = ordered;
-  if constexpr (Traits::kIsFloating)
-    raw = (ordered & Traits::kHighBit) != 0 ? static_cast<Bits>(ordered & ~Traits::kHighBit)
-                                            : static_cast<Bits>(~ordered);
-  else if constexpr (std::is_signed_v<T>)
-    raw = static_cast<Bits>(ordered ^ Traits::kHighBit);
-  return Traits::from_raw_bits(raw);
+  return Traits::from_raw_bits(ordered == Traits::kHighBit ? Bits{0}
+                                                           : static_cast<Bits>(~Traits::kHighBit));
 }
 
 /// A row of \p length values built to put candidate filtering at its edges: \p high values
