@@ -38,6 +38,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "chapters/07_topk/topk_kernels.cuh"
 
@@ -637,19 +639,46 @@ __global__ void __launch_bounds__(kBlockThreads,
   // Phase **gather**: every warp counts the entries of its part beyond the k-th value and equal
   // to it, the blocks exchange their totals, and every warp writes its answers, each at its
   // place in (beyond, then equal) column order. The source is the list when the passes filtered
-  // (it holds every such entry of the span, in column order), else the span.
+  // (it holds every such entry of the span, in column order), else the span. A lane reads
+  // kGatherEntries entries at once: eight 2-byte entries as one 16-byte word, one entry of 4 or 8
+  // bytes (16-byte words for those were 1-7% slower on f32 lists, session 27; see STEPS.md). The
+  // words start at the word that holds entry 0: the span keeps the row's alignment modulo 16, so
+  // the `lead` entries of its first word lie before it (in the work bytes), and its last word may
+  // reach past its end (into the 16 bytes cluster_shared_bytes() adds); a list starts on a
+  // 16-byte boundary and holds whole words (its capacity is a multiple of 16 entries). Entries
+  // outside the source are never counted nor written.
+  constexpr std::uint32_t kGatherEntries = sizeof(Bits) == 2 ? sizeof(uint4) / sizeof(Bits) : 1u;
+  using GatherWord = std::conditional_t<kGatherEntries == 1, Bits, uint4>;
   const Bits* source_bits = listed ? list_bits : span_bits;
   const std::uint32_t source_size = listed ? list_size : size;
+  const std::uint32_t lead = static_cast<std::uint32_t>(
+      reinterpret_cast<std::uintptr_t>(source_bits) % sizeof(GatherWord) / sizeof(Bits));
+  const GatherWord* source_words = reinterpret_cast<const GatherWord*>(source_bits - lead);
+  const std::uint32_t source_words_count =
+      (lead + source_size + kGatherEntries - 1) / kGatherEntries;
+  // Word w's entry e is source entry w x kGatherEntries + e - lead: an index that wraps below 0
+  // is past source_size too, so one comparison tells a source entry.
+  const auto load_word = [&](std::uint32_t w, Bits(&entries)[kGatherEntries]) {
+    const GatherWord word = source_words[w];
+    memcpy(entries, &word, sizeof(GatherWord));
+  };
+  const auto is_entry = [&](std::uint32_t w, std::uint32_t e) {
+    return w * kGatherEntries + e - lead < source_size;
+  };
   const Bits kth_bits = select.desired;
   const std::uint32_t equal_wanted = select.k_left;
   const std::uint32_t beyond_wanted = arrays.k - equal_wanted;
   const std::uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
-  const WarpPart part = warp_part(source_size, warp);
+  const WarpPart part = warp_part(source_words_count, warp);  // in words
   std::uint32_t beyond_here = 0, equal_here = 0;
-  for (std::uint32_t i = part.begin + lane; i < part.end; i += 32) {
-    const Bits bits = source_bits[i];
-    beyond_here += bits > kth_bits ? 1u : 0u;
-    equal_here += bits == kth_bits ? 1u : 0u;
+  for (std::uint32_t w = part.begin + lane; w < part.end; w += 32) {
+    Bits entries[kGatherEntries];
+    load_word(w, entries);
+#pragma unroll
+    for (std::uint32_t e = 0; e < kGatherEntries; ++e) {
+      beyond_here += is_entry(w, e) && entries[e] > kth_bits ? 1u : 0u;
+      equal_here += is_entry(w, e) && entries[e] == kth_bits ? 1u : 0u;
+    }
   }
   beyond_here = __reduce_add_sync(0xffffffffu, beyond_here);
   equal_here = __reduce_add_sync(0xffffffffu, equal_here);
@@ -684,31 +713,59 @@ __global__ void __launch_bounds__(kBlockThreads,
   for (std::uint32_t base = part.begin; base < part.end; base += 32) {
     // Warp-uniform: nothing left to write in this part.
     if (beyond_here == 0 && (equal_here == 0 || equal_before >= equal_wanted)) break;
-    const std::uint32_t i = base + lane;
-    const Bits bits = i < part.end ? source_bits[i] : Bits{0};
-    const bool beyond = i < part.end && bits > kth_bits;
-    const bool equal = i < part.end && bits == kth_bits;
-    const std::uint32_t beyond_lanes = __ballot_sync(0xffffffffu, beyond);
-    const std::uint32_t equal_lanes = __ballot_sync(0xffffffffu, equal);
-    std::uint32_t at = arrays.k;  // not an answer
-    if (beyond) {
-      at = beyond_before + static_cast<std::uint32_t>(__popc(beyond_lanes & lanes_below));
-    } else if (equal) {
-      const std::uint32_t equal_rank =
-          equal_before + static_cast<std::uint32_t>(__popc(equal_lanes & lanes_below));
-      if (equal_rank < equal_wanted) at = beyond_wanted + equal_rank;
+    const std::uint32_t w = base + lane;
+    Bits entries[kGatherEntries] = {};
+    std::uint32_t beyond_entries = 0, equal_entries = 0;  // bit e: entry e of the word is one
+    if (w < part.end) {
+      load_word(w, entries);
+#pragma unroll
+      for (std::uint32_t e = 0; e < kGatherEntries; ++e) {
+        beyond_entries |= is_entry(w, e) && entries[e] > kth_bits ? 1u << e : 0u;
+        equal_entries |= is_entry(w, e) && entries[e] == kth_bits ? 1u << e : 0u;
+      }
     }
-    if (at < arrays.k) {
-      const std::uint32_t column = listed ? list_columns[i] : first + i;
-      T value;
-      if (!SelectKey<T>::unique_value(bits, arrays.largest, value)) value = row[column];
-      values_out[at] = value;
-      indices_out[at] = static_cast<std::int64_t>(column);
+    // This lane's place among the step's answers (the lanes before it hold the columns before
+    // its own), both counts in one word (at most 32 x 8 each, 16 bits): with one entry a lane, two
+    // ballots; with eight, one warp scan.
+    std::uint32_t before_mine = 0, step_total = 0;
+    if constexpr (kGatherEntries == 1) {
+      const std::uint32_t beyond_lanes = __ballot_sync(0xffffffffu, beyond_entries != 0);
+      const std::uint32_t equal_lanes = __ballot_sync(0xffffffffu, equal_entries != 0);
+      before_mine = static_cast<std::uint32_t>(__popc(beyond_lanes & lanes_below)) |
+                    static_cast<std::uint32_t>(__popc(equal_lanes & lanes_below)) << 16;
+      step_total = static_cast<std::uint32_t>(__popc(beyond_lanes)) |
+                   static_cast<std::uint32_t>(__popc(equal_lanes)) << 16;
+    } else {
+      const std::uint32_t mine = static_cast<std::uint32_t>(__popc(beyond_entries)) |
+                                 static_cast<std::uint32_t>(__popc(equal_entries)) << 16;
+      const std::uint32_t through_mine = warp_inclusive_sum(mine);
+      before_mine = through_mine - mine;
+      step_total = __shfl_sync(0xffffffffu, through_mine, 31);
     }
-    beyond_before += static_cast<std::uint32_t>(__popc(beyond_lanes));
-    beyond_here -= static_cast<std::uint32_t>(__popc(beyond_lanes));
-    equal_before += static_cast<std::uint32_t>(__popc(equal_lanes));
-    equal_here -= static_cast<std::uint32_t>(__popc(equal_lanes));
+    std::uint32_t beyond_at = beyond_before + (before_mine & 0xffffu);
+    std::uint32_t equal_rank = equal_before + (before_mine >> 16);
+#pragma unroll
+    for (std::uint32_t e = 0; e < kGatherEntries; ++e) {
+      std::uint32_t at = arrays.k;  // not an answer
+      if (((beyond_entries >> e) & 1u) != 0) {
+        at = beyond_at++;
+      } else if (((equal_entries >> e) & 1u) != 0) {
+        if (equal_rank < equal_wanted) at = beyond_wanted + equal_rank;
+        ++equal_rank;
+      }
+      if (at < arrays.k) {
+        const std::uint32_t entry = w * kGatherEntries + e - lead;
+        const std::uint32_t column = listed ? list_columns[entry] : first + entry;
+        T value;
+        if (!SelectKey<T>::unique_value(entries[e], arrays.largest, value)) value = row[column];
+        values_out[at] = value;
+        indices_out[at] = static_cast<std::int64_t>(column);
+      }
+    }
+    beyond_before += step_total & 0xffffu;
+    beyond_here -= step_total & 0xffffu;
+    equal_before += step_total >> 16;
+    equal_here -= step_total >> 16;
   }
   // Every block's answers are written (and visible to the cluster), and no block reads another's
   // shared memory after this: each may now exit.
