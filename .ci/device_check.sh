@@ -128,8 +128,9 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   fi
   # Stage 07's cluster tests are not typed (the filter above never selects them) and their LLM
   # rows are far above the caps: memcheck on all of them with a cap that keeps one LLM row, and
-  # racecheck, which is much slower on clusters, on the f32 sampled-cluster tests at rows of 9000
-  # to 12000 values (session 23: 133 s for one such test alone). The sampled rows' large list
+  # racecheck, which is much slower on clusters, on the f32 and bf16 sampled-cluster tests at rows
+  # of 9000 to 12000 values (session 23: 133 s for one such test alone; bf16's gather reads
+  # 16-byte words, f32's one entry a lane). The sampled rows' large list
   # (rows of 2 x 128256) and the graph that captures the chained one-block finish need a cap of
   # their own too: both tools on them (the large-list tests skipped under the shards' cap in
   # sessions 24 and 25).
@@ -137,6 +138,7 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     sampled_filter='Stage07GpuSampledLists.*:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish'
     for job in "memcheck cluster 400000 Stage07GpuCluster.*" \
                "racecheck cluster 20000 Stage07GpuCluster.SampledBoundIsTheKthValueF32" \
+               "racecheck cluster-bf16 20000 Stage07GpuCluster.SampledBoundIsTheKthValueBf16" \
                "memcheck sampled 300000 $sampled_filter" \
                "racecheck sampled 300000 Stage07GpuSampledLists.LargeListF32:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish"; do
       read -r tool part max_n filter <<<"$job"

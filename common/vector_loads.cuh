@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/word_split.hpp"
+
 namespace sortlab {
 
 /// Calls `visit(values[i], i)` for every i in [0, size) that thread \p thread of \p kThreads
@@ -32,16 +34,14 @@ namespace sortlab {
 template <int kThreads, int kVectors, typename T, typename Visit>
 __device__ __forceinline__ void for_each_value_of_thread(const T* values, std::uint32_t size,
                                                          std::uint32_t thread, Visit&& visit) {
-  constexpr std::uint32_t kPerVector = sizeof(uint4) / sizeof(T);
-  static_assert(sizeof(uint4) % sizeof(T) == 0, "whole values per 16-byte load");
+  constexpr std::uint32_t kPerVector = WordSplit<sizeof(T)>::kPerWord;
+  static_assert(sizeof(uint4) == 16, "a vector is one 16-byte word");
   static_assert(kVectors >= 1, "at least one load in flight");
   static_assert(kThreads >= static_cast<int>(kPerVector), "one thread per value of the tail");
-  const auto address = reinterpret_cast<std::uintptr_t>(values);
-  std::uint32_t head = static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) %
-                                                  sizeof(uint4) / sizeof(T));
-  head = head < size ? head : size;
+  const WordSplit<sizeof(T)> split = split_at_words(values, size);
+  const std::uint32_t head = split.head;
   if (thread < head) visit(values[thread], thread);
-  const std::uint32_t vectors = (size - head) / kPerVector;
+  const std::uint32_t vectors = split.words;
   const uint4* body = reinterpret_cast<const uint4*>(values + head);
   std::uint32_t v = thread;
   for (; v + (kVectors - 1) * kThreads < vectors; v += kVectors * kThreads) {
@@ -67,7 +67,7 @@ __device__ __forceinline__ void for_each_value_of_thread(const T* values, std::u
     for (std::uint32_t e = 0; e < kPerVector; ++e) visit(items[e], head + v * kPerVector + e);
   }
   // Fewer than kPerVector values after the last whole vector.
-  const std::uint32_t tail = head + vectors * kPerVector + thread;
+  const std::uint32_t tail = split.tail_begin() + thread;
   if (tail < size) visit(values[tail], tail);
 }
 

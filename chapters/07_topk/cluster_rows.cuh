@@ -42,6 +42,7 @@
 #include <type_traits>
 
 #include "chapters/07_topk/topk_kernels.cuh"
+#include "common/word_split.hpp"
 
 namespace sortlab::stage07 {
 
@@ -114,13 +115,9 @@ constexpr std::size_t cluster_shared_bytes(std::size_t span, std::size_t value_b
 /// before the first word and after the last are copied one by one.
 template <typename T>
 __device__ __forceinline__ void start_span_copy(const T* row, std::uint32_t size, T* span) {
-  constexpr std::uint32_t kPerWord = sizeof(uint4) / sizeof(T);
-  const auto address = reinterpret_cast<std::uintptr_t>(row);
-  std::uint32_t head = static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) %
-                                                  sizeof(uint4) / sizeof(T));
-  head = head < size ? head : size;
+  const WordSplit<sizeof(T)> split = split_at_words(row, size);
+  const std::uint32_t head = split.head, words = split.words;
   if (threadIdx.x < head) span[threadIdx.x] = row[threadIdx.x];
-  const std::uint32_t words = (size - head) / kPerWord;
   const uint4* source = reinterpret_cast<const uint4*>(row + head);
   const auto target = static_cast<std::uint32_t>(__cvta_generic_to_shared(span + head));
   for (std::uint32_t w = threadIdx.x; w < words; w += kBlockThreads) {
@@ -129,7 +126,7 @@ __device__ __forceinline__ void start_span_copy(const T* row, std::uint32_t size
                  "l"(source + w)
                  : "memory");
   }
-  const std::uint32_t tail = head + words * kPerWord + threadIdx.x;
+  const std::uint32_t tail = split.tail_begin() + threadIdx.x;
   if (tail < size) span[tail] = row[tail];
 }
 
@@ -153,14 +150,11 @@ __device__ __forceinline__ typename SelectKey<T>::Bits* span_to_select_bits(T* s
                                                                             bool largest) {
   using Bits = typename SelectKey<T>::Bits;
   static_assert(sizeof(Bits) == sizeof(T), "the bits replace the values in place");
-  constexpr std::uint32_t kPerWord = sizeof(uint4) / sizeof(T);
+  constexpr std::uint32_t kPerWord = WordSplit<sizeof(T)>::kPerWord;
   Bits* bits = reinterpret_cast<Bits*>(span);
-  const auto address = reinterpret_cast<std::uintptr_t>(span);
-  std::uint32_t head = static_cast<std::uint32_t>((sizeof(uint4) - address % sizeof(uint4)) %
-                                                  sizeof(uint4) / sizeof(T));
-  head = head < size ? head : size;
+  const WordSplit<sizeof(T)> split = split_at_words(span, size);
+  const std::uint32_t head = split.head, words = split.words;
   if (threadIdx.x < head) bits[threadIdx.x] = SelectKey<T>::bits(span[threadIdx.x], largest);
-  const std::uint32_t words = (size - head) / kPerWord;
   uint4* body = reinterpret_cast<uint4*>(span + head);
   for (std::uint32_t w = threadIdx.x; w < words; w += kBlockThreads) {
     uint4 word = body[w];
@@ -173,7 +167,7 @@ __device__ __forceinline__ typename SelectKey<T>::Bits* span_to_select_bits(T* s
     memcpy(&word, transformed, sizeof(uint4));
     body[w] = word;
   }
-  const std::uint32_t tail = head + words * kPerWord + threadIdx.x;
+  const std::uint32_t tail = split.tail_begin() + threadIdx.x;
   if (tail < size) bits[tail] = SelectKey<T>::bits(span[tail], largest);
   return bits;
 }
