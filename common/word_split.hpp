@@ -13,6 +13,7 @@
 namespace sortlab {
 
 /// An array of \p kValueBytes-byte values split at 16-byte boundaries (split_at_words()).
+/// \tparam kValueBytes bytes of one value (1, 2, 4, 8 or 16)
 template <std::size_t kValueBytes>
 struct WordSplit {
   static_assert(16 % kValueBytes == 0, "whole values per 16-byte word");
@@ -28,6 +29,7 @@ struct WordSplit {
 /// The split of the \p size values of \p kValueBytes bytes each that start at byte \p address
 /// (a multiple of kValueBytes): values [0, head) lie before the first 16-byte boundary, values
 /// [head, tail_begin()) fill `words` whole 16-byte words, the rest follow the last one.
+/// \tparam kValueBytes bytes of one value (1, 2, 4, 8 or 16)
 /// \param address the array's address (a multiple of kValueBytes)
 /// \param size its length in values
 template <std::size_t kValueBytes>
@@ -39,6 +41,7 @@ SORTLAB_HOST_DEVICE constexpr WordSplit<kValueBytes> split_at_words(std::uintptr
 }
 
 /// split_at_words() of the array `values[0, size)`.
+/// \tparam T the value type (1, 2, 4, 8 or 16 bytes)
 /// \param values the array, aligned to sizeof(T)
 /// \param size its length
 template <typename T>

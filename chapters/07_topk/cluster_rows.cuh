@@ -104,7 +104,9 @@ constexpr std::size_t cluster_work_bytes(std::size_t span, std::size_t value_byt
 /// \param value_bytes sizeof(T)
 constexpr std::size_t cluster_shared_bytes(std::size_t span, std::size_t value_bytes) {
   // 16 more bytes: the span is placed so that it has the row's alignment modulo 16 (a row need
-  // not start on a 16-byte boundary), and the 16-byte copies then line up on both sides.
+  // not start on a 16-byte boundary), and the 16-byte copies then line up on both sides. The
+  // gather of 2-byte bits reads whole 16-byte words, and the span's last one may reach into
+  // these bytes: they must stay.
   return cluster_work_bytes(span, value_bytes) + span * value_bytes + 16;
 }
 
@@ -203,13 +205,14 @@ __device__ __forceinline__ void count_span_digits(const T* span, std::uint32_t s
 /// gather.
 inline constexpr int kClusterWarps = kBlockThreads / 32;
 
-/// The part of a source of \p size entries that warp \p warp gathers: whole steps of 32
-/// entries, the warps in column order.
+/// The part of a source of \p size items that warp \p warp gathers: whole steps of 32 items,
+/// the warps in column order. An item is what one lane reads at a time: an entry, or for 2-byte
+/// bits a 16-byte word of 8 entries (the gather's kGatherEntries).
 struct WarpPart {
-  std::uint32_t begin;  ///< first entry
+  std::uint32_t begin;  ///< first item
   std::uint32_t end;    ///< one past the last
 };
-/// Warp \p warp's part of a source of \p size entries.
+/// Warp \p warp's part of a source of \p size items.
 __device__ __forceinline__ WarpPart warp_part(std::uint32_t size, std::uint32_t warp) {
   const std::uint32_t step = (size + 32u * kClusterWarps - 1) / (32u * kClusterWarps) * 32u;
   const std::uint32_t begin = warp * step < size ? warp * step : size;

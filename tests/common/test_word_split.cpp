@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "common/word_split.hpp"
 
@@ -62,10 +63,11 @@ TEST(WordSplit, SixteenByteValuesAreWordsThemselves) {
 // The pointer overload takes the array's own address.
 TEST(WordSplit, PointerOverloadUsesTheAddress) {
   alignas(16) std::uint16_t values[40] = {};
+  // The array starts at values[3]; the split counts from there (its index i is values[3 + i]).
   const auto split = sortlab::split_at_words(values + 3, 30);
-  EXPECT_EQ(split.head, 5u);   // values 3..7 precede the boundary at value 8
-  EXPECT_EQ(split.words, 3u);  // values 8..31
-  EXPECT_EQ(split.tail_begin(), 29u);
+  EXPECT_EQ(split.head, 5u);           // 0..4 (values[3..7]) precede the boundary at values[8]
+  EXPECT_EQ(split.words, 3u);          // 5..28 (values[8..31])
+  EXPECT_EQ(split.tail_begin(), 29u);  // 29 (values[32]) is the tail
 }
 
 }  // namespace
