@@ -29,6 +29,17 @@ namespace sortlab::stage07 {
 
 /// Most values a row's sample takes (16 per thread of a 256-thread block).
 inline constexpr std::uint32_t kMaxSamples = 4096;
+/// Most values the sample of a row of at most kShortRowMaxLength values takes. Each block of a
+/// row draws the whole sample (so that every block finds the same bound alone), one scattered
+/// 32-byte sector per value: 4096 of them are 128 KB of sectors per block, where a block of 16
+/// rows of 128256 in 32 blocks each reads a span of 8-16 KB (session 28, Nsight Compute: the
+/// sample pass took twice the finish after it). With 2048 (session 29, against 4096) the k = 50
+/// LLM shapes of rows of 128256 and 151936 took up to 10% less time, the rows set's 1024 rows of
+/// 65536 at k = 64 and 256 7-8% less, bf16 k = 2048 on 64-128 such rows 1.2-1.4% more; 1024 made
+/// bf16 rows fall back (a bound shared by many values). Longer rows keep kMaxSamples.
+inline constexpr std::uint32_t kShortRowMaxSamples = 2048;
+/// Longest row that takes at most kShortRowMaxSamples samples.
+inline constexpr std::size_t kShortRowMaxLength = std::size_t{1} << 18;
 /// A sample takes at most one value in this many of the row, so that drawing it costs a small
 /// part of one read of the row.
 inline constexpr std::uint32_t kSampleStride = 16;
@@ -69,28 +80,25 @@ struct SamplePlan {
   std::uint32_t warp_cap = 0;  ///< entries each filtering warp may write (its list region)
 };
 
-/// The sample plan for rows of \p row_length values, \p k answers, \p blocks_per_row blocks per
-/// row and candidate lists of \p list_capacity entries per row (list_capacity_for()). With
-/// S samples (the largest power of two up to kMaxSamples and row_length / kSampleStride),
-/// mu = S k / row_length of them are
-/// expected above the k-th value, and the bound is the sample's r-th largest with
-/// r = ceil(mu + kBoundDeviations sqrt(mu) + 4): for the bound to exceed the k-th value, at least
-/// r samples must, which is four standard deviations and more past the mean. The row keeps about
-/// r row_length / S values; the sample pass runs when that is at most half the list, when S is at
-/// least kMinSamples, and when each of the blocks' kSampleWarps warps gets at least one entry of
-/// the list. Pure host and device arithmetic (CPU-tested); \p wanted false gives a disabled plan
-/// (topk() passes TopkOptions::sample, with kAuto resolved against the input's size).
+/// The sample plan with at most \p most_samples samples (sample_plan() says which): S is the
+/// largest power of two up to \p most_samples and row_length / kSampleStride,
+/// mu = S k / row_length of them are expected above the k-th value, and the bound is the
+/// sample's r-th largest with r = ceil(mu + kBoundDeviations sqrt(mu) + 4): for the bound to
+/// exceed the k-th value, at least r samples must, which is four standard deviations and more
+/// past the mean. The row keeps about r row_length / S values; the plan is enabled when that is
+/// at most half the list, when S is at least kMinSamples, and when each of the blocks'
+/// kSampleWarps warps gets at least one entry of the list. Parameters as sample_plan()'s.
+/// \param most_samples the most samples S may take (a power of two)
 /// \param row_length values per row
 /// \param k answers per row, 1 .. row_length
 /// \param blocks_per_row blocks of the row (at least 1)
 /// \param list_capacity entries of one candidate list of a row
-/// \param wanted TopkOptions::sample
-inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t blocks_per_row,
-                              std::size_t list_capacity, bool wanted) {
+inline SamplePlan sample_plan_of_at_most(std::size_t most_samples, std::size_t row_length,
+                                         std::size_t k, std::size_t blocks_per_row,
+                                         std::size_t list_capacity) {
   SamplePlan plan;
-  if (!wanted || k == 0 || blocks_per_row == 0) return plan;
   // A power of two, so that the strata's bounds are shifts (sample_column()).
-  std::size_t samples = kMaxSamples;
+  std::size_t samples = most_samples;
   while (samples > row_length / kSampleStride) samples /= 2;
   if (samples < kMinSamples) return plan;
   const double mu =
@@ -107,6 +115,30 @@ inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t
   plan.rank = static_cast<std::uint32_t>(rank);
   plan.warp_cap = static_cast<std::uint32_t>(warp_cap);
   return plan;
+}
+
+/// The sample plan for rows of \p row_length values, \p k answers, \p blocks_per_row blocks per
+/// row and candidate lists of \p list_capacity entries per row (list_capacity_for()):
+/// sample_plan_of_at_most() with kShortRowMaxSamples for rows of at most kShortRowMaxLength
+/// values, and with kMaxSamples for longer rows and where the smaller sample's plan is disabled
+/// (a smaller sample keeps more values for the same k: at most 2048 samples would take the
+/// sampled cluster's 2048-entry list past half at k = 300 of 151936, 4096 do not). Pure host and
+/// device arithmetic (CPU-tested); \p wanted false gives a disabled plan (topk() passes
+/// TopkOptions::sample, with kAuto resolved against the input's size).
+/// \param row_length values per row
+/// \param k answers per row, 1 .. row_length
+/// \param blocks_per_row blocks of the row (at least 1)
+/// \param list_capacity entries of one candidate list of a row
+/// \param wanted TopkOptions::sample
+inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t blocks_per_row,
+                              std::size_t list_capacity, bool wanted) {
+  if (!wanted || k == 0 || blocks_per_row == 0) return SamplePlan{};
+  if (row_length <= kShortRowMaxLength) {
+    const SamplePlan fewer =
+        sample_plan_of_at_most(kShortRowMaxSamples, row_length, k, blocks_per_row, list_capacity);
+    if (fewer.enabled) return fewer;
+  }
+  return sample_plan_of_at_most(kMaxSamples, row_length, k, blocks_per_row, list_capacity);
 }
 
 /// Whether the rows of a sample pass are finished by one block each (topk_sampled_rows_kernel)

@@ -728,9 +728,10 @@ TEST(Stage07Filter, UniformRowsWithTheSampleReadTheRowOnce) {
   stage07::BlockedGather record;
   stage07::model_topk_row_blocks(row, 64, TopkOptions{}, 4096, values, indices, &record);
   ASSERT_TRUE(record.sample.enabled);
-  EXPECT_EQ(record.sample.samples, 4096u);
-  // mu = 4096 x 64 / 65536 = 4: r = ceil(4 + 4 x 2 + 4) = 16, about 16 x 16 = 256 values kept.
-  EXPECT_EQ(record.sample.rank, 16u);
+  // A row of at most kShortRowMaxLength values: 2048 samples. mu = 2048 x 64 / 65536 = 2:
+  // r = ceil(2 + 4 x 1.41 + 4) = 12, about 12 x 32 = 384 values kept.
+  EXPECT_EQ(record.sample.samples, stage07::kShortRowMaxSamples);
+  EXPECT_EQ(record.sample.rank, 12u);
   EXPECT_EQ(record.sample.warp_cap,
             stage07::list_capacity_for(row.size()) / (16 * stage07::kSampleWarps));
   ASSERT_TRUE(record.sample_read);
@@ -782,11 +783,12 @@ TEST(Stage07Sample, PlanArithmetic) {
   plan = sample_plan(n, 2684354, 528, stage07::candidate_capacity(n), true);
   ASSERT_TRUE(plan.enabled);
   EXPECT_EQ(plan.rank, 71u);
-  // A vocabulary of 128256 in 32 blocks, k = 2048: S = 4096, mu = 65.4, r = ceil(65.4 + 32.3 +
-  // 4) = 102, about 3194 kept, under half of the 8016-entry list.
+  // A vocabulary of 128256 in 32 blocks, k = 2048: a short row, S = 2048, mu = 32.7,
+  // r = ceil(32.7 + 22.9 + 4) = 60, about 3757 kept, under half of the 8016-entry list.
   plan = sample_plan(128256, 2048, 32, stage07::candidate_capacity(128256), true);
   ASSERT_TRUE(plan.enabled);
-  EXPECT_EQ(plan.rank, 102u);
+  EXPECT_EQ(plan.samples, stage07::kShortRowMaxSamples);
+  EXPECT_EQ(plan.rank, 60u);
   EXPECT_EQ(plan.warp_cap, 8016u / (32 * stage07::kSampleWarps));
   // k = 2048 of 32000: about a tenth of the row would be kept, more than half the list.
   EXPECT_FALSE(sample_plan(32000, 2048, 8, stage07::candidate_capacity(32000), true).enabled);
@@ -1619,10 +1621,15 @@ TEST(Stage07Schedule, ClusterSamplePlan) {
   EXPECT_FALSE(plan(1, 128256, 50, 16, off).enabled);
   EXPECT_FALSE(plan(1, 128256, 1024, 16, rule).enabled);  // about 1880 expected entries
   EXPECT_FALSE(plan(1, 1000, 50, 4, on).enabled);         // 32 samples, fewer than kMinSamples
-  // 4096 samples; mu = 4096 x 50 / 128256 = 1.6, r = ceil(mu + 4 sqrt(mu) + 4) = 11.
+  // 2048 samples (a short row); mu = 2048 x 50 / 128256 = 0.8, r = ceil(mu + 4 sqrt(mu) + 4) = 9.
   const stage07::SamplePlan llm = plan(1, 128256, 50, 16, rule);
-  EXPECT_EQ(llm.samples, 4096u);
-  EXPECT_EQ(llm.rank, 11u);
+  EXPECT_EQ(llm.samples, stage07::kShortRowMaxSamples);
+  EXPECT_EQ(llm.rank, 9u);
+  // k = 300 of 151936: 2048 samples would keep about 1261 entries, past half of the 2048-entry
+  // list; 4096 keep about 890 (r = 24), so the plan takes 4096.
+  const stage07::SamplePlan wider = plan(kMaxRows, 151936, 300, 16, rule);
+  EXPECT_EQ(wider.samples, stage07::kMaxSamples);
+  EXPECT_EQ(wider.rank, 24u);
 }
 
 // A forced cluster schedule refuses what it cannot run, before any CUDA call; it needs no
