@@ -35,7 +35,6 @@ template <int kThreads, int kVectors, typename T, typename Visit>
 __device__ __forceinline__ void for_each_value_of_thread(const T* values, std::uint32_t size,
                                                          std::uint32_t thread, Visit&& visit) {
   constexpr std::uint32_t kPerVector = WordSplit<sizeof(T)>::kPerWord;
-  static_assert(sizeof(uint4) == 16, "a vector is one 16-byte word");
   static_assert(kVectors >= 1, "at least one load in flight");
   static_assert(kThreads >= static_cast<int>(kPerVector), "one thread per value of the tail");
   const WordSplit<sizeof(T)> split = split_at_words(values, size);

@@ -706,7 +706,6 @@ __global__ void __launch_bounds__(kBlockThreads,
   }
   T* values_out = arrays.values_out + row_index * arrays.k;
   std::int64_t* indices_out = arrays.indices_out + row_index * arrays.k;
-  const std::uint32_t lanes_below = (1u << lane) - 1u;
   for (std::uint32_t base = part.begin; base < part.end; base += 32) {
     // Warp-uniform: nothing left to write in this part.
     if (beyond_here == 0 && (equal_here == 0 || equal_before >= equal_wanted)) break;
@@ -726,6 +725,7 @@ __global__ void __launch_bounds__(kBlockThreads,
     // ballots; with eight, one warp scan.
     std::uint32_t before_mine = 0, step_total = 0;
     if constexpr (kGatherEntries == 1) {
+      const std::uint32_t lanes_below = (1u << lane) - 1u;
       const std::uint32_t beyond_lanes = __ballot_sync(0xffffffffu, beyond_entries != 0);
       const std::uint32_t equal_lanes = __ballot_sync(0xffffffffu, equal_entries != 0);
       before_mine = static_cast<std::uint32_t>(__popc(beyond_lanes & lanes_below)) |
