@@ -24,7 +24,8 @@ Times, when PyTorch imports and sees a CUDA device:
 Timing follows bench/timing (issue 13), so torch is charged for its GPU work only, not for Python
 dispatch or the caching allocator: outputs are allocated once (``out=``), each input set's call is
 captured once as a CUDA graph and replayed between two ``torch.cuda.Event``s (when capture fails,
-the call is queued behind ``torch.cuda._sleep``, which holds the stream while Python dispatches);
+the call itself), and both are queued behind ``torch.cuda._sleep``, which holds the stream while
+Python dispatches, as bench/timing's blocking kernel does (no launch gap is timed);
 the L2 is flushed before every sample by reading a 2× L2 buffer (a sum of it, so the L2 is left
 clean and no timed call pays for writing back the flush: docs/results/README.md, "The L2
 flush"); samples are taken until the robust relative noise (1.4826 × MAD / median) is at most
@@ -101,6 +102,11 @@ VALUE_BYTES = {"f32": 4, "bf16": 2}  # a top-k input's values, and its output va
 INDEX_BYTES = 8  # torch returns int64 indices
 
 WARMUP_CALLS = 2
+
+# GPU cycles torch.cuda._sleep holds the stream before every timed call (about 1 ms at the H100's
+# and H200's 1.98 GHz): far longer than Python takes to queue the start event, a graph replay or
+# an eager call, and the stop event.
+HOLD_CYCLES = 2_000_000
 
 # The stopping rule of bench/timing/stopping_rule.hpp, with its defaults.
 MIN_SAMPLES = 10
@@ -360,8 +366,8 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float
     def time_calls(inputs: List["torch.Tensor"], call: Callable[["torch.Tensor"], Any]
                    ) -> List[float]:
         """Milliseconds of each timed call (one per sample, rotating over the inputs), each
-        replayed from a CUDA graph (or held behind torch.cuda._sleep when capture fails) after
-        an L2 flush."""
+        replayed from a CUDA graph (or called directly when capture fails) after an L2 flush,
+        queued behind torch.cuda._sleep."""
         for i in range(WARMUP_CALLS):
             call(inputs[i % len(inputs)])
         torch.cuda.synchronize()
@@ -383,18 +389,21 @@ def run(keys_sizes: Sequence[int], pairs_sizes: Sequence[int], max_time_s: float
                     use_graphs = False  # e.g. an op that synchronises: hold the stream instead
                     torch.cuda.synchronize()
             torch.sum(flush_words, dim=0, out=flush_sink)
+            # Both ways hold the stream (bench/timing's blocking kernel does the same for the
+            # C++ benchmarks): the start event, the work and the stop event are queued behind
+            # the sleep, so the work starts as soon as the start event is recorded. Without the
+            # hold, whenever the flush finished before Python had queued the replay, the gap was
+            # timed: at batch 1 (30-60 us calls) some runs' medians rose 10-50% above others'.
+            torch.cuda._sleep(HOLD_CYCLES)
+            start.record()
             if use_graphs:
-                start.record()
                 graphs[slot].replay()
-                stop.record()
             else:
-                torch.cuda._sleep(2_000_000)  # ~1 ms: Python queues the call meanwhile
-                start.record()
                 call(inputs[slot])
-                stop.record()
+            stop.record()
             stop.synchronize()
             samples.append(start.elapsed_time(stop))
-        mode = "graph" if use_graphs else "sleep-held events"
+        mode = "sleep-held graph" if use_graphs else "sleep-held events"
         modes_used[mode] = modes_used.get(mode, 0) + 1
         return samples
 
