@@ -133,17 +133,20 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   # 16-byte words, f32's one entry a lane). Those rows are 16-byte aligned, so the f16 and bf16
   # gathers' unaligned first and last words run only in the typed cluster tests' odd rows (3 x 7,
   # 5 x 255, 3 x 257): both tools on them too, racecheck at rows small enough for its pace
-  # (session 28: both clean, memcheck at 9300 values, racecheck at 300). The sampled rows' large list
-  # (rows of 2 x 128256) and the graph that captures the chained one-block finish need a cap of
-  # their own too: both tools on them (the large-list tests skipped under the shards' cap in
-  # sessions 24 and 25).
+  # (session 28: both clean, memcheck at 9300 values, racecheck at 300), and f32's typed test for
+  # the one-entry gather (session 29: racecheck at 300 took 93 s alone, more than 250 s beside
+  # five other sanitizer jobs with f16 and bf16 in the same job, so it runs on its own). The
+  # sampled rows' large list (rows of 2 x 128256) and the graph that captures the chained
+  # one-block finish need a cap of their own too: both tools on them (the large-list tests
+  # skipped under the shards' cap in sessions 24 and 25).
   if [[ " $stages " == *" stage07 "* ]] && [ -x "$build/tests/stage07/test_stage07_gpu" ]; then
     sampled_filter='Stage07GpuSampledLists.*:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish'
     for job in "memcheck cluster 400000 Stage07GpuCluster.*" \
                "racecheck cluster 20000 Stage07GpuCluster.SampledBoundIsTheKthValueF32" \
                "racecheck cluster-bf16 20000 Stage07GpuCluster.SampledBoundIsTheKthValueBf16" \
-               "memcheck cluster-16bit 9300 Stage07Gpu/5.ClusterEvery*:Stage07Gpu/6.ClusterEvery*" \
+               "memcheck cluster-typed 9300 Stage07Gpu/0.ClusterEvery*:Stage07Gpu/5.ClusterEvery*:Stage07Gpu/6.ClusterEvery*" \
                "racecheck cluster-16bit 300 Stage07Gpu/5.ClusterEvery*:Stage07Gpu/6.ClusterEvery*" \
+               "racecheck cluster-f32 300 Stage07Gpu/0.ClusterEvery*" \
                "memcheck sampled 300000 $sampled_filter" \
                "racecheck sampled 300000 Stage07GpuSampledLists.LargeListF32:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish"; do
       read -r tool part max_n filter <<<"$job"
