@@ -35,11 +35,18 @@ inline constexpr std::uint32_t kMaxSamples = 4096;
 /// rows of 128256 in 32 blocks each reads a span of 8-16 KB (session 28, Nsight Compute: the
 /// sample pass took twice the finish after it). With 2048 (session 29, against 4096) the k = 50
 /// LLM shapes of rows of 128256 and 151936 took up to 10% less time, the rows set's 1024 rows of
-/// 65536 at k = 64 and 256 7-8% less, bf16 k = 2048 on 64-128 such rows 1.2-1.4% more; 1024 made
-/// bf16 rows fall back (a bound shared by many values). Longer rows keep kMaxSamples.
+/// 65536 at k = 64 and 256 7-8% less, k = 1024 and 2048 of such rows -3% to +1.4%; 1024 made bf16
+/// rows fall back (a bound shared by many values). Only plans that expect short lists take it
+/// (kShortRowMaxExpectedEntries); longer rows keep kMaxSamples.
 inline constexpr std::uint32_t kShortRowMaxSamples = 2048;
 /// Longest row that takes at most kShortRowMaxSamples samples.
 inline constexpr std::size_t kShortRowMaxLength = std::size_t{1} << 18;
+/// Most entries the smaller sample's plan may expect a row to keep: half of the smallest list a
+/// row is finished in (kOneBlockListEntries, checked in topk.hpp). A smaller sample keeps more
+/// values for the same k, so past this it could move a row to a larger list, or out of the
+/// one-block finish (a review found k = 2177-2670 of 151936 would lose it); at or below it, the
+/// 4096-sample plan fits every list the smaller one fits, so no row changes its finish.
+inline constexpr std::size_t kShortRowMaxExpectedEntries = 1024;
 /// A sample takes at most one value in this many of the row, so that drawing it costs a small
 /// part of one read of the row.
 inline constexpr std::uint32_t kSampleStride = 16;
@@ -117,13 +124,23 @@ inline SamplePlan sample_plan_of_at_most(std::size_t most_samples, std::size_t r
   return plan;
 }
 
+/// Entries a row is expected to keep with \p plan: rank x row_length / samples (0 for a
+/// disabled plan).
+/// \param plan a sample plan
+/// \param row_length values per row
+inline double sample_plan_expected_entries(const SamplePlan& plan, std::size_t row_length) {
+  if (!plan.enabled || plan.samples == 0) return 0.0;
+  return static_cast<double>(plan.rank) * static_cast<double>(row_length) /
+         static_cast<double>(plan.samples);
+}
+
 /// The sample plan for rows of \p row_length values, \p k answers, \p blocks_per_row blocks per
 /// row and candidate lists of \p list_capacity entries per row (list_capacity_for()):
 /// sample_plan_of_at_most() with kShortRowMaxSamples for rows of at most kShortRowMaxLength
-/// values, and with kMaxSamples for longer rows and where the smaller sample's plan is disabled
-/// (a smaller sample keeps more values for the same k: at most 2048 samples would take the
-/// sampled cluster's 2048-entry list past half at k = 300 of 151936, 4096 do not). Pure host and
-/// device arithmetic (CPU-tested); \p wanted false gives a disabled plan (topk() passes
+/// values whose smaller-sample plan is enabled and expects at most kShortRowMaxExpectedEntries
+/// entries (the k = 50 LLM shapes, the rows set's 1024 x 65536 at k = 64 and 256), else with
+/// kMaxSamples (longer rows, k = 1024 and 2048 of the vocabularies, k = 300 of 151936). Pure host
+/// and device arithmetic (CPU-tested); \p wanted false gives a disabled plan (topk() passes
 /// TopkOptions::sample, with kAuto resolved against the input's size).
 /// \param row_length values per row
 /// \param k answers per row, 1 .. row_length
@@ -136,7 +153,9 @@ inline SamplePlan sample_plan(std::size_t row_length, std::size_t k, std::size_t
   if (row_length <= kShortRowMaxLength) {
     const SamplePlan fewer =
         sample_plan_of_at_most(kShortRowMaxSamples, row_length, k, blocks_per_row, list_capacity);
-    if (fewer.enabled) return fewer;
+    if (fewer.enabled && sample_plan_expected_entries(fewer, row_length) <=
+                             static_cast<double>(kShortRowMaxExpectedEntries))
+      return fewer;
   }
   return sample_plan_of_at_most(kMaxSamples, row_length, k, blocks_per_row, list_capacity);
 }
@@ -158,8 +177,7 @@ inline bool sampled_rows_fit_one_block(const SamplePlan& plan, std::size_t row_l
                                        std::size_t blocks_per_row, std::size_t shared_entries,
                                        std::size_t max_regions) {
   if (!plan.enabled || plan.samples == 0) return false;
-  const double expected = static_cast<double>(plan.rank) * static_cast<double>(row_length) /
-                          static_cast<double>(plan.samples);
+  const double expected = sample_plan_expected_entries(plan, row_length);
   return 2.0 * expected <= static_cast<double>(shared_entries) &&
          blocks_per_row * kSampleWarps <= max_regions;
 }

@@ -179,6 +179,8 @@ inline constexpr int kOneBlockFilterItemsPerThread = 4;
 /// in place (a kept entry never moves to a later position). Rows whose passes keep more than
 /// this read the row, as before.
 inline constexpr std::size_t kOneBlockListEntries = 2048;
+static_assert(2 * kShortRowMaxExpectedEntries == kOneBlockListEntries,
+              "the smaller sample is taken only where its list fits half the smallest list");
 
 /// Entries of the shared list with which one block finishes a row after the sample pass of
 /// several blocks (topk_sampled_rows_kernel; TopkPath::kSampledOneBlock): four times

@@ -719,7 +719,7 @@ TEST(Stage07Filter, UniformRowsReadTheRowThreeTimes) {
   EXPECT_TRUE(is_top64(row, values, indices));
 }
 
-// The same row with the sample pass: the bound from 4096 samples keeps a few hundred values,
+// The same row with the sample pass: the bound from 2048 samples keeps a few hundred values,
 // so the row is read once (by the sample pass) and every digit pass reads the list.
 TEST(Stage07Filter, UniformRowsWithTheSampleReadTheRowOnce) {
   const std::vector<float> row = uniform_row();
@@ -783,13 +783,20 @@ TEST(Stage07Sample, PlanArithmetic) {
   plan = sample_plan(n, 2684354, 528, stage07::candidate_capacity(n), true);
   ASSERT_TRUE(plan.enabled);
   EXPECT_EQ(plan.rank, 71u);
-  // A vocabulary of 128256 in 32 blocks, k = 2048: a short row, S = 2048, mu = 32.7,
-  // r = ceil(32.7 + 22.9 + 4) = 60, about 3757 kept, under half of the 8016-entry list.
+  // A vocabulary of 128256 in 32 blocks, k = 2048: 2048 samples would expect about 3757 entries
+  // (mu = 32.7, r = 60), past kShortRowMaxExpectedEntries, so S = 4096: mu = 65.4,
+  // r = ceil(65.4 + 32.3 + 4) = 102, about 3194 kept, under half of the 8016-entry list.
   plan = sample_plan(128256, 2048, 32, stage07::candidate_capacity(128256), true);
   ASSERT_TRUE(plan.enabled);
-  EXPECT_EQ(plan.samples, stage07::kShortRowMaxSamples);
-  EXPECT_EQ(plan.rank, 60u);
+  EXPECT_EQ(plan.samples, stage07::kMaxSamples);
+  EXPECT_EQ(plan.rank, 102u);
   EXPECT_EQ(plan.warp_cap, 8016u / (32 * stage07::kSampleWarps));
+  // k = 50 of the same row: a short list, so 2048 samples: mu = 0.80, r = ceil(0.80 + 3.58 + 4)
+  // = 9, about 564 entries expected.
+  plan = sample_plan(128256, 50, 32, stage07::candidate_capacity(128256), true);
+  ASSERT_TRUE(plan.enabled);
+  EXPECT_EQ(plan.samples, stage07::kShortRowMaxSamples);
+  EXPECT_EQ(plan.rank, 9u);
   // k = 2048 of 32000: about a tenth of the row would be kept, more than half the list.
   EXPECT_FALSE(sample_plan(32000, 2048, 8, stage07::candidate_capacity(32000), true).enabled);
   // Rows under 64 x 16 values draw too few samples.
@@ -809,6 +816,45 @@ TEST(Stage07Sample, PlanArithmetic) {
   EXPECT_FALSE(sample_plan(65536, 1, 513, stage07::candidate_capacity(65536), true).enabled);
 }
 
+// The smaller sample (kShortRowMaxSamples) never changes how a row is finished: for every row
+// length up to kShortRowMaxLength, k, blocks per row and list, the chosen plan is enabled, fits
+// the one-block lists (2048 and 8192 entries) and the large list exactly where the 4096-sample
+// plan does. A smaller sample keeps more values for the same k; the first version took it
+// wherever its plan was enabled, which moved rows of 151936 at k = 2177-2670 out of the one-block
+// finish and others into a larger list (found by review in session 29).
+TEST(Stage07Sample, FewerSamplesKeepEveryRowsFinish) {
+  using stage07::sample_plan;
+  using stage07::sample_plan_of_at_most;
+  using stage07::sampled_rows_fit_one_block;
+  std::size_t fewer = 0;
+  for (const std::size_t n :
+       {std::size_t{4096}, std::size_t{32000}, std::size_t{65536}, std::size_t{128256},
+        std::size_t{151936}, std::size_t{200064}, stage07::kShortRowMaxLength}) {
+    for (const std::size_t blocks : {1, 2, 4, 8, 16, 32}) {
+      for (const std::size_t list :
+           {stage07::kOneBlockListEntries, stage07::candidate_capacity(n)}) {
+        for (std::size_t k = 1; k <= n / 8; k += 1 + k / 16) {
+          const auto chosen = sample_plan(n, k, blocks, list, true);
+          const auto wide = sample_plan_of_at_most(stage07::kMaxSamples, n, k, blocks, list);
+          ASSERT_EQ(chosen.enabled, wide.enabled) << n << " " << k << " " << blocks << " " << list;
+          for (const std::size_t shared :
+               {stage07::kOneBlockListEntries, stage07::kSampledListEntries}) {
+            EXPECT_EQ(sampled_rows_fit_one_block(chosen, n, blocks, shared, 256),
+                      sampled_rows_fit_one_block(wide, n, blocks, shared, 256))
+                << n << " " << k << " " << blocks << " " << list << " " << shared;
+          }
+          if (chosen.enabled && chosen.samples < wide.samples) {
+            ++fewer;
+            EXPECT_LE(stage07::sample_plan_expected_entries(chosen, n),
+                      static_cast<double>(stage07::kShortRowMaxExpectedEntries));
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(fewer, 0u);  // the smaller sample is taken somewhere
+}
+
 // Which sampled rows one block finishes (sampled_rows_fit_one_block()): the plan's expected
 // list (rank x n / S) at most half of the 2048-entry shared list, and at most 256 list regions.
 TEST(Stage07Sample, SampledRowsFitOneBlock) {
@@ -818,12 +864,13 @@ TEST(Stage07Sample, SampledRowsFitOneBlock) {
     const auto plan = sample_plan(n, k, blocks, stage07::candidate_capacity(n), true);
     return sampled_rows_fit_one_block(plan, n, blocks, stage07::kOneBlockListEntries, 256);
   };
-  // 128 x 128256, k = 50, 4 blocks: S = 4096, mu = 1.6, r = ceil(1.6 + 3.8 + 4) = 10, about 313
+  // 128 x 128256, k = 50, 4 blocks: S = 2048 (a short list), mu = 0.80, r = 9, about 564
   // entries expected.
   EXPECT_TRUE(fits(128256, 50, 4));
-  // k = 1024: r = ceil(32.7 + 17.2 + 4) = 54, about 1691 expected: more than half of 2048.
+  // k = 1024: S = 4096 (2048 samples would expect about 2317), r = ceil(32.7 + 22.9 + 4) = 60,
+  // about 1879 expected: more than half of 2048.
   EXPECT_FALSE(fits(128256, 1024, 4));
-  // k = 2048: about 2944.
+  // k = 2048: r = 102, about 3194.
   EXPECT_FALSE(fits(128256, 2048, 4));
   // 32 blocks give 256 regions, 33 give 264: one block cannot gather them.
   EXPECT_TRUE(fits(128256, 50, 32));
