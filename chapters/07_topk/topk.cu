@@ -608,7 +608,7 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // The automatic rule, where every row's sampled list should fit one block's shared list
   // (sampled_finish_list_entries(): 2048 entries, or 8192 where the device allows the bytes): the
   // sample pass of several blocks per row, then one block per row from its list
-  // (topk_sampled_rows_kernel), two launches instead of six or more (README "Next", item 3d).
+  // (topk_sampled_rows_kernel), two launches instead of six or more (README, "Sampled batches").
   const std::size_t list_entries =
       sampled_finish_list_entries(multi.sample, num_rows, row_length, split.blocks_per_row,
                                   sizeof(T), options, shared_memory_per_block_optin());
