@@ -397,6 +397,13 @@ class TorchMethodTest(unittest.TestCase):
         self.assertEqual(tb.rotating_count(1 << 18, 50 << 20, 60 << 30), 401)
         self.assertEqual(tb.rotating_count(1 << 30, 50 << 20, 60 << 30), 1)
 
+    def test_a_sample_queued_late_is_told_apart(self) -> None:
+        # The hold (about 1 ms) covers what Python queues within half of it.
+        self.assertTrue(tb.queued_within_hold(50e-6))
+        self.assertTrue(tb.queued_within_hold(tb.HOLD_HOST_BUDGET_S))
+        self.assertFalse(tb.queued_within_hold(2e-3))
+        self.assertLess(tb.HOLD_HOST_BUDGET_S, tb.HOLD_CYCLES / 2.0e9)  # inside the hold at 2 GHz
+
     def test_entry_has_every_counter_of_a_row(self) -> None:
         entry = tb.benchmark_entry("torch-sort/i32/keys/n:1024/ands:0", "l", 1024,
                                    [2.0, 1.0, 3.0], 10.0)
