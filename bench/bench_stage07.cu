@@ -357,7 +357,8 @@ void measure_topk(benchmark::State& state, const std::string& copy_key, const To
   state.counters["rotating_inputs"] = static_cast<double>(slots);
   state.counters["scratch_bytes"] = static_cast<double>(temp_bytes);
   const stage07::RowSplit split = stage07::topk_split(
-      s.rows, s.cols, s.k, sizeof(T), options, stage07::multi_block_target(multiprocessor_count()));
+      s.rows, s.cols, s.k, sizeof(T), options, stage07::multi_block_target(multiprocessor_count()),
+      stage07::device_resident_clusters);
   state.counters["blocks_per_row"] =
       static_cast<double>(split.several_blocks || split.cluster_per_row ? split.blocks_per_row : 1);
   state.counters["several_blocks"] = split.several_blocks ? 1.0 : 0.0;

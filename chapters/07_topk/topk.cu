@@ -7,7 +7,10 @@
 /// Status: all four schedules and the small-k reductions pass the stage07 GPU suite and
 /// compute-sanitizer on sm_90 (H100, 2026-11-28, session 18).
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 #include "chapters/07_topk/argmax_rows.cuh"
 #include "chapters/07_topk/cluster_rows.cuh"
@@ -122,7 +125,8 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 }
 
 RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
-                          const TopkOptions& options, std::size_t target_blocks) {
+                          const TopkOptions& options, std::size_t target_blocks,
+                          ResidentClusters resident) {
   const RowSplit split = select_schedule(num_rows, row_length, options, target_blocks);
   const bool cluster_wanted = options.schedule == TopkSchedule::kClusterPerRow ||
                               (options.schedule == TopkSchedule::kAuto &&
@@ -143,17 +147,27 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
         std::min(std::max({by_grid, by_span, std::size_t{2}}), kPortableClusterBlocks);
     cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
     // A few rows may spread over the largest cluster to bring their spans down.
-    if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock &&
-        few_rows)
-      cluster = cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
+    if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock) {
+      const RowSplit widest =
+          cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
+      // Many rows with such spans: the largest cluster only where its blocks (shorter, more to
+      // an SM) take fewer waves (H200, session 30, k = 2048: f32 20 x 151936 0.040 ms in 16
+      // blocks against 0.061 in 8, 32 rows 0.066 against 0.086; 24 rows, equal waves by the
+      // device's count, within 4%; bf16 24 x 128256, one wave either way, 5% slower in 16).
+      const bool fewer_waves =
+          widest.cluster_per_row &&
+          cluster_waves(widest, num_rows, value_bytes, target_blocks, resident) <
+              cluster_waves(cluster, num_rows, value_bytes, target_blocks, resident);
+      if (few_rows || fewer_waves) cluster = widest;
+    }
   }
   // A few rows take one wave; their spans decide (kClusterRuleMaxValuesPerBlock). Many rows:
   // the waves, and spans no longer than measured (kClusterRuleMaxSpanValues).
   const bool kept = cluster.cluster_per_row &&
                     (few_rows ? cluster.values_per_block <= kClusterRuleMaxValuesPerBlock
                               : cluster.values_per_block <= kClusterRuleMaxSpanValues &&
-                                    cluster_waves(cluster, num_rows, value_bytes, target_blocks) <=
-                                        kClusterRuleMaxWaves);
+                                    cluster_waves(cluster, num_rows, value_bytes, target_blocks,
+                                                  resident) <= kClusterRuleMaxWaves);
   return kept ? cluster : split;
 }
 
@@ -230,12 +244,12 @@ SamplePlan cluster_sample_plan(std::size_t num_rows, std::size_t row_length, std
 }
 
 RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
-                    std::size_t value_bytes, const TopkOptions& options,
-                    std::size_t target_blocks) {
+                    std::size_t value_bytes, const TopkOptions& options, std::size_t target_blocks,
+                    ResidentClusters resident) {
   const RowSplit batch = sampled_batch_split(num_rows, row_length, k, options, target_blocks);
-  return batch.several_blocks
-             ? batch
-             : resolve_schedule(num_rows, row_length, value_bytes, options, target_blocks);
+  return batch.several_blocks ? batch
+                              : resolve_schedule(num_rows, row_length, value_bytes, options,
+                                                 target_blocks, resident);
 }
 
 // The answer sort's bytes at the tiles' edges (cluster_sort_bytes() picks the tile that
@@ -252,7 +266,13 @@ static_assert(cluster_sort_bytes<std::uint64_t>(1025, true) ==
               sizeof(AnswerSort<std::uint64_t, 2>::TempStorage));
 
 std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
-                          std::size_t target_blocks) {
+                          std::size_t target_blocks, ResidentClusters resident) {
+  if (resident != nullptr) {
+    const std::size_t at_once =
+        resident(split.blocks_per_row, cluster_shared_bytes(split.values_per_block, value_bytes),
+                 value_bytes);
+    if (at_once > 0) return divide_up(num_rows, at_once);
+  }
   constexpr std::size_t kSmSharedBytes = 228 * 1024;  // an sm_90 SM's shared memory
   constexpr std::size_t kBlockReservedBytes = 1024;   // what the runtime keeps per block
   const std::size_t block_bytes = cluster_shared_bytes(split.values_per_block, value_bytes) +
@@ -261,6 +281,64 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
   const std::size_t per_sm =
       std::max<std::size_t>(std::min(kSmSharedBytes / block_bytes, by_registers), 1);
   return divide_up(num_rows * split.blocks_per_row, per_sm * multiprocessors_of(target_blocks));
+}
+
+namespace {
+
+// Clusters of the plain cluster kernel for values of type T the current device holds at once.
+// The attributes its launches set come first: the occupancy query counts with them.
+template <typename T>
+std::size_t resident_clusters_of(std::size_t cluster_blocks, std::size_t dynamic_bytes) {
+  constexpr auto kKernel = topk_cluster_rows_kernel<T, false>;
+  allow_dynamic_shared_memory<kKernel, cluster_max_launch_bytes<T>()>();
+  if (cluster_blocks > kPortableClusterBlocks) allow_non_portable_clusters<kKernel>();
+  cudaLaunchAttribute cluster_shape{};
+  cluster_shape.id = cudaLaunchAttributeClusterDimension;
+  cluster_shape.val.clusterDim.x = static_cast<unsigned>(cluster_blocks);
+  cluster_shape.val.clusterDim.y = 1;
+  cluster_shape.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(cluster_blocks), 1, 1);
+  config.blockDim = dim3(kBlockThreads, 1, 1);
+  config.dynamicSmemBytes = dynamic_bytes;
+  config.attrs = &cluster_shape;
+  config.numAttrs = 1;
+  int clusters = 0;
+  SORTLAB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &config));
+  return static_cast<std::size_t>(std::max(clusters, 0));
+}
+
+}  // namespace
+
+std::size_t device_resident_clusters(std::size_t cluster_blocks, std::size_t dynamic_bytes,
+                                     std::size_t value_bytes) {
+  require(cluster_blocks >= 1 && cluster_blocks <= kMaxClusterBlocks &&
+              (value_bytes == 2 || value_bytes == 4 || value_bytes == 8),
+          [&] {
+            return "device_resident_clusters: clusters of " + std::to_string(cluster_blocks) +
+                   " blocks of " + std::to_string(value_bytes) +
+                   "-byte values (1 to 16 blocks of 2, 4 or 8 bytes)";
+          });
+  if (!cluster_schedule_built()) return 0;
+  // One query per device, size, bytes and value size: topk() asks on every call that may take
+  // a cluster, and the answer never changes.
+  static std::mutex cache_mutex;
+  static std::map<std::tuple<int, std::size_t, std::size_t, std::size_t>, std::size_t> cache;
+  int device = 0;
+  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_tuple(device, cluster_blocks, dynamic_bytes, value_bytes);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex);
+    const auto found = cache.find(key);
+    if (found != cache.end()) return found->second;
+  }
+  const std::size_t clusters =
+      value_bytes == 2   ? resident_clusters_of<__half>(cluster_blocks, dynamic_bytes)
+      : value_bytes == 4 ? resident_clusters_of<float>(cluster_blocks, dynamic_bytes)
+                         : resident_clusters_of<double>(cluster_blocks, dynamic_bytes);
+  const std::lock_guard<std::mutex> lock(cache_mutex);
+  cache.emplace(key, clusters);
+  return clusters;
 }
 
 namespace {
@@ -506,10 +584,10 @@ void topk(void* temp_storage, std::size_t& temp_storage_bytes, const T* values_i
   // query, no sync); the split for this GPU is never larger than the planned one.
   const std::size_t target_blocks =
       plan.split.several_blocks || cluster_forced ? multi_block_target(multiprocessor_count()) : 0;
-  const RowSplit split =
-      plan.split.several_blocks || cluster_forced
-          ? topk_split(num_rows, row_length, k, sizeof(T), options, target_blocks)
-          : plan.split;
+  const RowSplit split = plan.split.several_blocks || cluster_forced
+                             ? topk_split(num_rows, row_length, k, sizeof(T), options,
+                                          target_blocks, device_resident_clusters)
+                             : plan.split;
   // Batches of long rows run the sample pass whatever the L2 holds (sampled_batch_split()).
   const bool sampled_batch =
       plan.split.several_blocks &&

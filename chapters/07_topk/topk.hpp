@@ -361,6 +361,23 @@ inline constexpr std::size_t kMaxClusterSpanBytes = 96 * 1024;
 static_assert(kMaxClusterSpanBytes / 2 < 65536,
               "a span's answer counts are packed two to a 32-bit word (16 bits each)");
 
+/// How many clusters of \p cluster_blocks blocks the GPU holds at once when each block asks for
+/// \p dynamic_bytes bytes of dynamic shared memory (the cluster kernel for values of
+/// \p value_bytes bytes); 0 when not known, and cluster_waves() then counts by its model.
+/// device_resident_clusters() answers for the current GPU; the CPU tests pass none.
+using ResidentClusters = std::size_t (*)(std::size_t cluster_blocks, std::size_t dynamic_bytes,
+                                         std::size_t value_bytes);
+
+/// The current device's answer to ResidentClusters for the cluster kernel
+/// (cudaOccupancyMaxActiveClusters, asked once per device, size and bytes, then cached). The
+/// driver places a cluster's blocks on the SMs of one GPC, so fewer clusters fit than blocks per
+/// SM x SMs / cluster size: on an H200 (session 30), 15 clusters of 8 blocks of one block per SM
+/// instead of 16, 21 of 16 blocks of three per SM instead of 24. \param cluster_blocks blocks
+/// per cluster (1 to kMaxClusterBlocks) \param dynamic_bytes dynamic shared memory per block
+/// \param value_bytes sizeof(T): 2, 4 or 8 \return clusters resident at once (0 if none fits)
+std::size_t device_resident_clusters(std::size_t cluster_blocks, std::size_t dynamic_bytes,
+                                     std::size_t value_bytes);
+
 /// Whether this build has the cluster-per-row kernel (every architecture it builds is sm_90 or
 /// newer). Without it, TopkSchedule::kClusterPerRow is an error and the rule never picks it.
 bool cluster_schedule_built();
@@ -408,13 +425,17 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 /// Forced, with TopkOptions::cluster_blocks. By the rule: blocks enough to give every SM one
 /// (a few rows) or spans of about kClusterRuleSpanValues (many rows), whichever is more, at
 /// least 2 and at most kPortableClusterBlocks (a few rows: kMaxClusterBlocks when their blocks
-/// would hold more than kClusterRuleMaxValuesPerBlock values); kept only when cluster_waves() is
+/// would hold more than kClusterRuleMaxValuesPerBlock values; many rows: kMaxClusterBlocks when
+/// such spans take fewer waves in it, cluster_waves()); kept only when cluster_waves() is
 /// at most kClusterRuleMaxWaves and the spans are at most kClusterRuleMaxSpanValues (a few rows:
-/// kClusterRuleMaxValuesPerBlock) values. Pure host arithmetic (the GPU tests ask which schedule
-/// ran). \param num_rows rows \param row_length values per row \param value_bytes sizeof(T) \param
-/// options the schedule options \param target_blocks multi_block_target() of the device
+/// kClusterRuleMaxValuesPerBlock) values. Pure host arithmetic but for \p resident (the GPU
+/// tests ask which schedule ran). \param num_rows rows \param row_length values per row \param
+/// value_bytes sizeof(T) \param options the schedule options \param target_blocks
+/// multi_block_target() of the device \param resident the clusters the device holds at once
+/// (device_resident_clusters(), what topk() passes), or none for cluster_waves()'s model
 RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
-                          const TopkOptions& options, std::size_t target_blocks);
+                          const TopkOptions& options, std::size_t target_blocks,
+                          ResidentClusters resident = nullptr);
 
 /// Batches of long rows where the rule's last word goes to the sample pass: rows of at least
 /// kSampledBatchMinLength values and at least kSampledBatchMinRows rows (kSampledBatchMinRows /
@@ -525,8 +546,10 @@ std::size_t sampled_finish_list_entries(const SamplePlan& plan, std::size_t num_
 /// \param value_bytes sizeof(T)
 /// \param options the call's options
 /// \param target_blocks multi_block_target() of the device
+/// \param resident as for resolve_schedule(): device_resident_clusters() to get what topk() runs
 RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
-                    std::size_t value_bytes, const TopkOptions& options, std::size_t target_blocks);
+                    std::size_t value_bytes, const TopkOptions& options, std::size_t target_blocks,
+                    ResidentClusters resident = nullptr);
 
 /// Waves of the GPU the blocks of \p split (a cluster split) take for \p num_rows rows of
 /// values of \p value_bytes bytes: their blocks over the blocks the SMs hold at once, counting
@@ -534,11 +557,13 @@ RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
 /// values, the largest; not the answer sort's, at most 34 KiB, which stays within the 57 KiB a
 /// block has at 4 per SM) and the register bound of the kernel taken as the blocks per SM (4 for
 /// values up to 4 bytes, 2 for 8). Rounded up. A model: it ignores how clusters pack onto the
-/// GPCs.
+/// GPCs, which \p resident, when given and answering, does not: the rows over the clusters it
+/// holds at once, rounded up.
 /// \param split a cluster split (cluster_per_row) \param num_rows rows \param value_bytes
 /// sizeof(T) \param target_blocks multi_block_target() of the device (kBlocksPerSm per SM)
+/// \param resident device_resident_clusters(), or none for the model
 std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
-                          std::size_t target_blocks);
+                          std::size_t target_blocks, ResidentClusters resident = nullptr);
 
 // ---- k = 1: a reduction, not a select (argmax_rows.cuh) ----------------------------------------
 

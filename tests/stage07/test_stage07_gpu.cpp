@@ -160,7 +160,8 @@ std::string compare_filter_flags(const std::vector<T>& input, const Shape& shape
   const stage07::RowSplit batch =
       stage07::sampled_batch_split(shape.rows, shape.row_length, k, options, target);
   const stage07::RowSplit split =
-      stage07::topk_split(shape.rows, shape.row_length, k, sizeof(T), options, target);
+      stage07::topk_split(shape.rows, shape.row_length, k, sizeof(T), options, target,
+                          stage07::device_resident_clusters);
   if (!split.several_blocks) return {};  // one block or warp per row, or a cluster
   const stage07::ScratchPlan plan =
       stage07::plan_scratch(shape.rows, shape.row_length, k, sizeof(T), options);
@@ -971,6 +972,49 @@ TEST(Stage07GpuCluster, LlmShapesEveryClusterSize) {
     }
   }
   if (shapes_run == 0) GTEST_SKIP() << "every shape exceeds SORTLAB_TEST_MAX_N";
+}
+
+// The device's count of resident clusters, which the rule's waves use (device_resident_clusters()):
+// at most the blocks the SMs hold at once (by shared memory, and 8 blocks of 256 threads to an SM)
+// over the cluster's size, at least one cluster for every span the cluster kernel takes, never
+// more for more bytes, the same when asked again; bad sizes are errors. Then the rule's batches
+// that widen to 16 blocks on an H200 (20 and 32 rows of 151936 f32) against the reference.
+TEST(Stage07GpuCluster, ResidentClustersBoundTheRulesWaves) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  const std::size_t sms = sortlab::multiprocessor_count();
+  constexpr std::size_t kSmBytes = 228 * 1024;
+  for (std::size_t value_bytes : {2u, 4u, 8u}) {
+    for (std::size_t blocks = 1; blocks <= stage07::kMaxClusterBlocks; ++blocks) {
+      std::size_t previous = std::numeric_limits<std::size_t>::max();
+      // Up to 100000: every value size's largest launch takes more (96 KiB of span and a list).
+      for (std::size_t bytes : {0u, 16384u, 40000u, 60000u, 100000u}) {
+        SCOPED_TRACE(std::to_string(value_bytes) + "-byte values, clusters of " +
+                     std::to_string(blocks) + ", " + std::to_string(bytes) + " bytes");
+        const std::size_t clusters = stage07::device_resident_clusters(blocks, bytes, value_bytes);
+        EXPECT_GE(clusters, 1u);
+        EXPECT_LE(clusters * blocks, std::min<std::size_t>(8, kSmBytes / (bytes + 1024)) * sms);
+        EXPECT_LE(clusters, previous);
+        EXPECT_EQ(stage07::device_resident_clusters(blocks, bytes, value_bytes), clusters);
+        previous = clusters;
+      }
+    }
+  }
+  EXPECT_THROW(stage07::device_resident_clusters(0, 0, 4), sortlab::Error);
+  EXPECT_THROW(stage07::device_resident_clusters(stage07::kMaxClusterBlocks + 1, 0, 4),
+               sortlab::Error);
+  EXPECT_THROW(stage07::device_resident_clusters(8, 0, 3), sortlab::Error);
+  const std::uint64_t seed = test_seed();
+  for (const Shape& shape : {Shape{20, 151936}, Shape{32, 151936}}) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    const auto input = sortlab::generate_keys<float>(sortlab::Distribution::kUniform, n, seed + n);
+    for (std::size_t k : {std::size_t{50}, std::size_t{2048}}) {
+      SCOPED_TRACE(case_label(n, "uniform", seed) + " rows=" + std::to_string(shape.rows) +
+                   " k=" + std::to_string(k));
+      const std::string difference = run_and_compare(input, shape, k, TopkOptions{});
+      ASSERT_TRUE(difference.empty()) << difference;
+    }
+  }
 }
 
 // The cluster's candidate list at its edge: one block (cluster_blocks = 1) holds a row of 1553

@@ -1287,6 +1287,29 @@ TEST(Stage07Schedule, ClusterSplitOnAnH100) {
         }
 }
 
+/// What an H200 answered (session 30, cudaOccupancyMaxActiveClusters for a 256-thread kernel):
+/// clusters of 1 to 16 blocks resident at once with 1 to 4 blocks to an SM. A cluster's blocks
+/// share one GPC, so fewer fit than blocks per SM x 132 / size (15 of 8 at one block per SM, not
+/// 16). The blocks per SM come from the model's bytes (cluster_waves()), capped at the kernel's 4.
+static std::size_t h200_resident_clusters(std::size_t cluster_blocks, std::size_t dynamic_bytes,
+                                          std::size_t value_bytes) {
+  static constexpr std::size_t kMeasured[4][16] = {
+      {132, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7},
+      {264, 132, 79, 62, 47, 39, 32, 30, 23, 21, 16, 16, 14, 14, 14, 14},
+      {396, 198, 124, 92, 69, 62, 47, 45, 37, 30, 28, 28, 23, 21, 21, 21},
+      {528, 264, 163, 124, 94, 79, 69, 62, 51, 44, 37, 37, 30, 30, 28, 28}};
+  constexpr std::size_t kSmBytes = 228 * 1024, kStaticAndReserved = 3456 + 1024;
+  const std::size_t by_registers = value_bytes <= 4 ? 4 : 2;
+  const std::size_t per_sm =
+      std::clamp<std::size_t>(kSmBytes / (dynamic_bytes + kStaticAndReserved), 1, by_registers);
+  return kMeasured[per_sm - 1][cluster_blocks - 1];
+}
+
+/// A device that does not answer (cluster_waves() then keeps its model).
+static std::size_t no_answer(std::size_t, std::size_t, std::size_t) {
+  return 0;
+}
+
 // Waves of the cluster schedule: blocks over what the 132 SMs of an H100 hold at once, by each
 // block's shared memory and the kernel's register bound. Pure arithmetic: runs in every build.
 TEST(Stage07Schedule, ClusterWavesOnAnH100) {
@@ -1310,6 +1333,50 @@ TEST(Stage07Schedule, ClusterWavesOnAnH100) {
   EXPECT_EQ(stage07::cluster_waves(eight, 17, 8, 528), 2u);
   // No target: one SM, which holds 2 blocks of 12288 f32 (about 77 KiB each).
   EXPECT_EQ(stage07::cluster_waves(eight, 1, 4, 0), 4u);
+  // The device's count, where it answers: rows over the clusters it holds at once. Spans of 19008
+  // f32 (one block per SM): 15 clusters of 8 on an H200, so 16 rows take 2 waves (the model: 1).
+  eight.values_per_block = 19008;
+  EXPECT_EQ(stage07::cluster_waves(eight, 16, 4, 528), 1u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 15, 4, 528, h200_resident_clusters), 1u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 16, 4, 528, h200_resident_clusters), 2u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 32, 4, 528, h200_resident_clusters), 3u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 16, 4, 528, no_answer), 1u);
+}
+
+// Many rows whose portable clusters would give each block more than kClusterRuleMaxValuesPerBlock
+// values take 16 blocks where those take fewer waves, by the device's count where it answers:
+// f32 rows of 151936 on an H200 (session 30, k = 2048: 20 rows 0.040 ms in 16 blocks against
+// 0.061 in 8, 32 rows 0.066 against 0.086; 24 rows, 2 waves either way, within 4%).
+TEST(Stage07Schedule, ManyRowsTakeSixteenBlocksWhereTheyTakeFewerWaves) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "no cluster kernel in this build";
+  const auto blocks = [](std::size_t rows, std::size_t length, std::size_t bytes,
+                         stage07::ResidentClusters resident) -> std::size_t {
+    const stage07::RowSplit s =
+        stage07::resolve_schedule(rows, length, bytes, TopkOptions{}, 528, resident);
+    return s.cluster_per_row ? s.blocks_per_row : 0;  // 0: several blocks per row
+  };
+  // The H200's count: 8 blocks of 19008 f32 hold 15 rows at once, 16 blocks of 9536 hold 21.
+  EXPECT_EQ(blocks(17, 151936, 4, h200_resident_clusters), 16u);  // 1 wave against 2
+  EXPECT_EQ(blocks(20, 151936, 4, h200_resident_clusters), 16u);  // 1 wave against 2
+  EXPECT_EQ(blocks(24, 151936, 4, h200_resident_clusters), 8u);   // 2 and 2
+  EXPECT_EQ(blocks(32, 151936, 4, h200_resident_clusters), 16u);  // 2 against 3
+  EXPECT_EQ(blocks(48, 151936, 4, h200_resident_clusters), 16u);  // 3 against 4
+  EXPECT_EQ(blocks(64, 151936, 4, h200_resident_clusters), 0u);   // 4 against 5: too many
+  // Equal waves keep 8: f32 rows of 128256 (2 and 4 blocks per SM), bf16 rows of 151936.
+  for (std::size_t rows : {20u, 24u, 32u}) {
+    EXPECT_EQ(blocks(rows, 128256, 4, h200_resident_clusters), 8u) << rows;
+    EXPECT_EQ(blocks(rows, 128256, 2, h200_resident_clusters), 8u) << rows;
+    EXPECT_EQ(blocks(rows, 151936, 2, h200_resident_clusters), 8u) << rows;
+  }
+  // Spans of at most kClusterRuleMaxValuesPerBlock never widen: 32 rows of 32000 keep 5 blocks.
+  EXPECT_EQ(blocks(32, 32000, 4, h200_resident_clusters), 5u);
+  // The model counts 16 x 8 blocks of one per SM in one wave, 32 in two either way, and 64 rows
+  // of 16 blocks (3 per SM) in 3 waves: 16 blocks there, kept. The device's count differs.
+  EXPECT_EQ(blocks(20, 151936, 4, nullptr), 16u);
+  EXPECT_EQ(blocks(24, 151936, 4, nullptr), 16u);
+  EXPECT_EQ(blocks(32, 151936, 4, nullptr), 8u);
+  EXPECT_EQ(blocks(64, 151936, 4, nullptr), 16u);
+  EXPECT_EQ(blocks(32, 151936, 4, no_answer), 8u);
 }
 
 // A size query launches nothing, and says so (last_topk_path(); no GPU needed: the query makes
@@ -1509,8 +1576,9 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   // One block per row stays (the rule never splits 4096 rows of 32768).
   EXPECT_FALSE(resolve(4096, 32768, 4).cluster_per_row);
   EXPECT_FALSE(resolve(4096, 32768, 4).several_blocks);
-  // The rule's picks on issue 18's LLM shapes, as the make table of 2026-11-28 ran them (0: several
-  // blocks per row): f32 and bf16, batches 1, 16, 64, 128, 256 of 32000, 128256, 151936.
+  // The rule's picks on issue 18's LLM shapes, as an H200 runs them (0: several blocks per row;
+  // the device's count of resident clusters, session 30; the H100's make table of 2026-11-28
+  // ran the same): f32 and bf16, batches 1, 16, 64, 128, 256 of 32000, 128256, 151936.
   const std::size_t batches[] = {1, 16, 64, 128, 256};
   const std::size_t vocabularies[] = {32000, 128256, 151936};
   const std::size_t f32_blocks[3][5] = {{8, 8, 3, 2, 2}, {16, 16, 8, 0, 0}, {16, 16, 0, 0, 0}};
@@ -1519,7 +1587,9 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
     for (int b = 0; b < 5; ++b)
       for (std::size_t bytes : {4u, 2u}) {
         const std::size_t expected = (bytes == 4 ? f32_blocks : bf16_blocks)[v][b];
-        const auto r = resolve(batches[b], vocabularies[v], bytes);
+        TopkOptions options;
+        const auto r = stage07::resolve_schedule(batches[b], vocabularies[v], bytes, options, 528,
+                                                 h200_resident_clusters);
         EXPECT_EQ(r.cluster_per_row, expected != 0)
             << batches[b] << " x " << vocabularies[v] << ", " << bytes << " bytes";
         if (expected != 0) {
