@@ -143,8 +143,22 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
   if (options.cluster_blocks == 0) {
     const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
     // At least 2: a cluster of one block was never measured against several blocks per row.
-    const std::size_t blocks =
+    std::size_t blocks =
         std::min(std::max({by_grid, by_span, std::size_t{2}}), kPortableClusterBlocks);
+    // Rows just past what clusters of that size can spread over the SMs, one block to an SM:
+    // a smaller size that can, down to kClusterRuleMinSpreadBlocks, where its spans stay short.
+    if (blocks > kClusterRuleMinSpreadBlocks &&
+        num_rows > spread_clusters(blocks, value_bytes, target_blocks, resident)) {
+      for (std::size_t fewer = blocks - 1; fewer >= kClusterRuleMinSpreadBlocks; --fewer) {
+        if (num_rows > spread_clusters(fewer, value_bytes, target_blocks, resident)) continue;
+        const RowSplit spread =
+            cluster_split(num_rows, row_length, value_bytes, fewer, target_blocks);
+        if (spread.cluster_per_row && spread.blocks_per_row == fewer &&
+            spread.values_per_block <= kClusterRuleMaxValuesPerBlock)
+          blocks = fewer;
+        break;
+      }
+    }
     cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
     // A few rows may spread over the largest cluster to bring their spans down.
     if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock) {
@@ -264,6 +278,18 @@ static_assert(cluster_sort_bytes<std::uint32_t>(257, true) ==
                   sizeof(AnswerSort<std::uint32_t, 1>::TempStorage));
 static_assert(cluster_sort_bytes<std::uint64_t>(1025, true) ==
               sizeof(AnswerSort<std::uint64_t, 2>::TempStorage));
+
+std::size_t spread_clusters(std::size_t cluster_blocks, std::size_t value_bytes,
+                            std::size_t target_blocks, ResidentClusters resident) {
+  if (resident != nullptr) {
+    // The largest span's bytes leave room for one block per SM.
+    const std::size_t at_once = resident(
+        cluster_blocks, cluster_shared_bytes(kMaxClusterSpanBytes / value_bytes, value_bytes),
+        value_bytes);
+    if (at_once > 0) return at_once;
+  }
+  return multiprocessors_of(target_blocks) / std::max<std::size_t>(cluster_blocks, 1);
+}
 
 std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
                           std::size_t target_blocks, ResidentClusters resident) {

@@ -339,6 +339,14 @@ inline constexpr std::size_t kClusterRuleSpanValues = 16384;
 /// 128256 bf16 (3 waves) ran 0.152 against 0.163 and 64 rows of 128256 f32 (2 waves) 0.100
 /// against 0.122 (the same measurements).
 inline constexpr std::size_t kClusterRuleMaxWaves = 3;
+/// Smallest cluster the rule shrinks its size by the grid to so that every cluster can take SMs
+/// of its own (spread_clusters()): measured on an H200 (session 30, k = 2048, 13-24 rows of 32000
+/// and 65536 in clusters of 3-8), a batch slows by 8-25% as soon as its rows outnumber the
+/// clusters of that size spread one block to an SM (15 of 8, 15 of 7, 17 of 6, 22 of 5), since
+/// some SMs then take two blocks: 16 rows of 32000 f32 0.0294 ms in clusters of 8 against 0.0245
+/// in 6. Past the rows that 6 can spread, 8 was as fast or faster than 5 (f32 within 1.5%, bf16 4%
+/// faster), whose blocks hold more values each.
+inline constexpr std::size_t kClusterRuleMinSpreadBlocks = 6;
 /// A few rows (so few that 8 blocks each leave SMs idle: at most 16 on an H100) spread over
 /// kMaxClusterBlocks blocks when the rule's cluster would give a block more than this many
 /// values, and keep the cluster only when their blocks then hold at most this many: a few rows
@@ -424,7 +432,10 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 /// given, in a build that has the cluster kernel) and a cluster holds the row, cluster_split().
 /// Forced, with TopkOptions::cluster_blocks. By the rule: blocks enough to give every SM one
 /// (a few rows) or spans of about kClusterRuleSpanValues (many rows), whichever is more, at
-/// least 2 and at most kPortableClusterBlocks (a few rows: kMaxClusterBlocks when their blocks
+/// least 2 and at most kPortableClusterBlocks (fewer, down to kClusterRuleMinSpreadBlocks, where
+/// the rows outnumber the clusters of that size spread_clusters() counts and a smaller size holds
+/// them with spans of at most kClusterRuleMaxValuesPerBlock values; a few rows:
+/// kMaxClusterBlocks when their blocks
 /// would hold more than kClusterRuleMaxValuesPerBlock values; many rows: kMaxClusterBlocks when
 /// such spans take fewer waves in it, cluster_waves()); kept only when cluster_waves() is
 /// at most kClusterRuleMaxWaves and the spans are at most kClusterRuleMaxSpanValues (a few rows:
@@ -550,6 +561,15 @@ std::size_t sampled_finish_list_entries(const SamplePlan& plan, std::size_t num_
 RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                     std::size_t value_bytes, const TopkOptions& options, std::size_t target_blocks,
                     ResidentClusters resident = nullptr);
+
+/// Clusters of \p cluster_blocks blocks the GPU can hold at once with one block to an SM: the
+/// device's count for a block of the largest span (\p resident, which the hardware then keeps to
+/// one block per SM), or without it `SMs / cluster_blocks` (the model ignores the GPCs: an H200
+/// holds 15 clusters of 8 that way, not 16). \param cluster_blocks blocks per cluster \param
+/// value_bytes sizeof(T) \param target_blocks multi_block_target() of the device \param resident
+/// device_resident_clusters(), or none for the model
+std::size_t spread_clusters(std::size_t cluster_blocks, std::size_t value_bytes,
+                            std::size_t target_blocks, ResidentClusters resident = nullptr);
 
 /// Waves of the GPU the blocks of \p split (a cluster split) take for \p num_rows rows of
 /// values of \p value_bytes bytes: their blocks over the blocks the SMs hold at once, counting

@@ -1343,6 +1343,39 @@ TEST(Stage07Schedule, ClusterWavesOnAnH100) {
   EXPECT_EQ(stage07::cluster_waves(eight, 16, 4, 528, no_answer), 1u);
 }
 
+// Rows just past the clusters of the grid's size that the GPU spreads one block to an SM take a
+// smaller size that it does spread, down to 6 blocks, where those hold at most
+// kClusterRuleMaxValuesPerBlock values each (H200, session 30, k = 2048: 16 rows of 32000 f32
+// 0.0245 ms in 6 blocks against 0.0294 in 8; at 18-24 rows, which 6 cannot spread, 8 was as fast).
+TEST(Stage07Schedule, RowsJustPastTheSpreadTakeFewerBlocks) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "no cluster kernel in this build";
+  const auto blocks = [](std::size_t rows, std::size_t length, std::size_t bytes,
+                         stage07::ResidentClusters resident) -> std::size_t {
+    const stage07::RowSplit s =
+        stage07::resolve_schedule(rows, length, bytes, TopkOptions{}, 528, resident);
+    return s.cluster_per_row ? s.blocks_per_row : 0;
+  };
+  // The H200 spreads 15 clusters of 8 or 7, 17 of 6, 22 of 5.
+  EXPECT_EQ(stage07::spread_clusters(8, 4, 528, h200_resident_clusters), 15u);
+  EXPECT_EQ(stage07::spread_clusters(6, 2, 528, h200_resident_clusters), 17u);
+  EXPECT_EQ(stage07::spread_clusters(8, 4, 528), 16u);  // the model: 132 / 8
+  EXPECT_EQ(stage07::spread_clusters(8, 4, 528, no_answer), 16u);
+  for (std::size_t bytes : {4u, 2u}) {
+    EXPECT_EQ(blocks(15, 32000, bytes, h200_resident_clusters), 8u) << bytes;
+    EXPECT_EQ(blocks(16, 32000, bytes, h200_resident_clusters), 6u) << bytes;
+    EXPECT_EQ(blocks(17, 32000, bytes, h200_resident_clusters), 6u) << bytes;
+    EXPECT_EQ(blocks(18, 32000, bytes, h200_resident_clusters), 8u) << bytes;  // 6 spreads 17
+    EXPECT_EQ(blocks(20, 32000, bytes, h200_resident_clusters), 7u) << bytes;  // by the grid
+  }
+  // Spans of 6 blocks past 10240 values keep the grid's size (16 x 65536: 10944 each), and rows
+  // of 128256 then widen to 16 blocks as a few rows do.
+  EXPECT_EQ(blocks(16, 65536, 4, h200_resident_clusters), 8u);
+  EXPECT_EQ(blocks(16, 128256, 4, h200_resident_clusters), 16u);
+  // The model spreads 16 clusters of 8 and 18 of 7.
+  EXPECT_EQ(blocks(16, 32000, 4, nullptr), 8u);
+  EXPECT_EQ(blocks(17, 32000, 4, nullptr), 7u);
+}
+
 // Many rows whose portable clusters would give each block more than kClusterRuleMaxValuesPerBlock
 // values take 16 blocks where those take fewer waves, by the device's count where it answers:
 // f32 rows of 151936 on an H200 (session 30, k = 2048: 20 rows 0.040 ms in 16 blocks against
@@ -1581,8 +1614,9 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   // ran the same): f32 and bf16, batches 1, 16, 64, 128, 256 of 32000, 128256, 151936.
   const std::size_t batches[] = {1, 16, 64, 128, 256};
   const std::size_t vocabularies[] = {32000, 128256, 151936};
-  const std::size_t f32_blocks[3][5] = {{8, 8, 3, 2, 2}, {16, 16, 8, 0, 0}, {16, 16, 0, 0, 0}};
-  const std::size_t bf16_blocks[3][5] = {{8, 8, 3, 2, 2}, {16, 16, 8, 8, 0}, {16, 16, 8, 8, 0}};
+  // 16 rows of 32000: 6 blocks, since an H200 spreads 15 clusters of 8 one block to an SM, 17 of 6.
+  const std::size_t f32_blocks[3][5] = {{8, 6, 3, 2, 2}, {16, 16, 8, 0, 0}, {16, 16, 0, 0, 0}};
+  const std::size_t bf16_blocks[3][5] = {{8, 6, 3, 2, 2}, {16, 16, 8, 8, 0}, {16, 16, 8, 8, 0}};
   for (int v = 0; v < 3; ++v)
     for (int b = 0; b < 5; ++b)
       for (std::size_t bytes : {4u, 2u}) {
