@@ -1310,6 +1310,15 @@ static std::size_t no_answer(std::size_t, std::size_t, std::size_t) {
   return 0;
 }
 
+/// The rule's cluster size for an H100-sized target (528 blocks: 132 SMs), 0 where it runs no
+/// cluster (several blocks per row).
+static std::size_t rule_cluster_blocks(std::size_t rows, std::size_t length, std::size_t bytes,
+                                       stage07::ResidentClusters resident) {
+  const stage07::RowSplit s =
+      stage07::resolve_schedule(rows, length, bytes, TopkOptions{}, 528, resident);
+  return s.cluster_per_row ? s.blocks_per_row : 0;
+}
+
 // Waves of the cluster schedule: blocks over what the 132 SMs of an H100 hold at once, by each
 // block's shared memory and the kernel's register bound. Pure arithmetic: runs in every build.
 TEST(Stage07Schedule, ClusterWavesOnAnH100) {
@@ -1349,31 +1358,27 @@ TEST(Stage07Schedule, ClusterWavesOnAnH100) {
 // 0.0245 ms in 6 blocks against 0.0294 in 8; at 18-24 rows, which 6 cannot spread, 8 was as fast).
 TEST(Stage07Schedule, RowsJustPastTheSpreadTakeFewerBlocks) {
   if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "no cluster kernel in this build";
-  const auto blocks = [](std::size_t rows, std::size_t length, std::size_t bytes,
-                         stage07::ResidentClusters resident) -> std::size_t {
-    const stage07::RowSplit s =
-        stage07::resolve_schedule(rows, length, bytes, TopkOptions{}, 528, resident);
-    return s.cluster_per_row ? s.blocks_per_row : 0;
-  };
   // The H200 spreads 15 clusters of 8 or 7, 17 of 6, 22 of 5.
   EXPECT_EQ(stage07::spread_clusters(8, 4, 528, h200_resident_clusters), 15u);
   EXPECT_EQ(stage07::spread_clusters(6, 2, 528, h200_resident_clusters), 17u);
   EXPECT_EQ(stage07::spread_clusters(8, 4, 528), 16u);  // the model: 132 / 8
   EXPECT_EQ(stage07::spread_clusters(8, 4, 528, no_answer), 16u);
   for (std::size_t bytes : {4u, 2u}) {
-    EXPECT_EQ(blocks(15, 32000, bytes, h200_resident_clusters), 8u) << bytes;
-    EXPECT_EQ(blocks(16, 32000, bytes, h200_resident_clusters), 6u) << bytes;
-    EXPECT_EQ(blocks(17, 32000, bytes, h200_resident_clusters), 6u) << bytes;
-    EXPECT_EQ(blocks(18, 32000, bytes, h200_resident_clusters), 8u) << bytes;  // 6 spreads 17
-    EXPECT_EQ(blocks(20, 32000, bytes, h200_resident_clusters), 7u) << bytes;  // by the grid
+    EXPECT_EQ(rule_cluster_blocks(15, 32000, bytes, h200_resident_clusters), 8u) << bytes;
+    EXPECT_EQ(rule_cluster_blocks(16, 32000, bytes, h200_resident_clusters), 6u) << bytes;
+    EXPECT_EQ(rule_cluster_blocks(17, 32000, bytes, h200_resident_clusters), 6u) << bytes;
+    EXPECT_EQ(rule_cluster_blocks(18, 32000, bytes, h200_resident_clusters), 8u)
+        << bytes;  // 6 spreads 17
+    EXPECT_EQ(rule_cluster_blocks(20, 32000, bytes, h200_resident_clusters), 7u)
+        << bytes;  // by the grid
   }
   // Spans of 6 blocks past 10240 values keep the grid's size (16 x 65536: 10944 each), and rows
   // of 128256 then widen to 16 blocks as a few rows do.
-  EXPECT_EQ(blocks(16, 65536, 4, h200_resident_clusters), 8u);
-  EXPECT_EQ(blocks(16, 128256, 4, h200_resident_clusters), 16u);
+  EXPECT_EQ(rule_cluster_blocks(16, 65536, 4, h200_resident_clusters), 8u);
+  EXPECT_EQ(rule_cluster_blocks(16, 128256, 4, h200_resident_clusters), 16u);
   // The model spreads 16 clusters of 8 and 18 of 7.
-  EXPECT_EQ(blocks(16, 32000, 4, nullptr), 8u);
-  EXPECT_EQ(blocks(17, 32000, 4, nullptr), 7u);
+  EXPECT_EQ(rule_cluster_blocks(16, 32000, 4, nullptr), 8u);
+  EXPECT_EQ(rule_cluster_blocks(17, 32000, 4, nullptr), 7u);
 }
 
 // Many rows whose portable clusters would give each block more than kClusterRuleMaxValuesPerBlock
@@ -1382,34 +1387,29 @@ TEST(Stage07Schedule, RowsJustPastTheSpreadTakeFewerBlocks) {
 // 0.061 in 8, 32 rows 0.066 against 0.086; 24 rows, 2 waves either way, within 4%).
 TEST(Stage07Schedule, ManyRowsTakeSixteenBlocksWhereTheyTakeFewerWaves) {
   if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "no cluster kernel in this build";
-  const auto blocks = [](std::size_t rows, std::size_t length, std::size_t bytes,
-                         stage07::ResidentClusters resident) -> std::size_t {
-    const stage07::RowSplit s =
-        stage07::resolve_schedule(rows, length, bytes, TopkOptions{}, 528, resident);
-    return s.cluster_per_row ? s.blocks_per_row : 0;  // 0: several blocks per row
-  };
   // The H200's count: 8 blocks of 19008 f32 hold 15 rows at once, 16 blocks of 9536 hold 21.
-  EXPECT_EQ(blocks(17, 151936, 4, h200_resident_clusters), 16u);  // 1 wave against 2
-  EXPECT_EQ(blocks(20, 151936, 4, h200_resident_clusters), 16u);  // 1 wave against 2
-  EXPECT_EQ(blocks(24, 151936, 4, h200_resident_clusters), 8u);   // 2 and 2
-  EXPECT_EQ(blocks(32, 151936, 4, h200_resident_clusters), 16u);  // 2 against 3
-  EXPECT_EQ(blocks(48, 151936, 4, h200_resident_clusters), 16u);  // 3 against 4
-  EXPECT_EQ(blocks(64, 151936, 4, h200_resident_clusters), 0u);   // 4 against 5: too many
+  EXPECT_EQ(rule_cluster_blocks(17, 151936, 4, h200_resident_clusters), 16u);  // 1 wave against 2
+  EXPECT_EQ(rule_cluster_blocks(20, 151936, 4, h200_resident_clusters), 16u);  // 1 wave against 2
+  EXPECT_EQ(rule_cluster_blocks(24, 151936, 4, h200_resident_clusters), 8u);   // 2 and 2
+  EXPECT_EQ(rule_cluster_blocks(32, 151936, 4, h200_resident_clusters), 16u);  // 2 against 3
+  EXPECT_EQ(rule_cluster_blocks(48, 151936, 4, h200_resident_clusters), 16u);  // 3 against 4
+  EXPECT_EQ(rule_cluster_blocks(64, 151936, 4, h200_resident_clusters),
+            0u);  // 4 against 5: too many
   // Equal waves keep 8: f32 rows of 128256 (2 and 4 blocks per SM), bf16 rows of 151936.
   for (std::size_t rows : {20u, 24u, 32u}) {
-    EXPECT_EQ(blocks(rows, 128256, 4, h200_resident_clusters), 8u) << rows;
-    EXPECT_EQ(blocks(rows, 128256, 2, h200_resident_clusters), 8u) << rows;
-    EXPECT_EQ(blocks(rows, 151936, 2, h200_resident_clusters), 8u) << rows;
+    EXPECT_EQ(rule_cluster_blocks(rows, 128256, 4, h200_resident_clusters), 8u) << rows;
+    EXPECT_EQ(rule_cluster_blocks(rows, 128256, 2, h200_resident_clusters), 8u) << rows;
+    EXPECT_EQ(rule_cluster_blocks(rows, 151936, 2, h200_resident_clusters), 8u) << rows;
   }
   // Spans of at most kClusterRuleMaxValuesPerBlock never widen: 32 rows of 32000 keep 5 blocks.
-  EXPECT_EQ(blocks(32, 32000, 4, h200_resident_clusters), 5u);
+  EXPECT_EQ(rule_cluster_blocks(32, 32000, 4, h200_resident_clusters), 5u);
   // The model counts 16 x 8 blocks of one per SM in one wave, 32 in two either way, and 64 rows
   // of 16 blocks (3 per SM) in 3 waves: 16 blocks there, kept. The device's count differs.
-  EXPECT_EQ(blocks(20, 151936, 4, nullptr), 16u);
-  EXPECT_EQ(blocks(24, 151936, 4, nullptr), 16u);
-  EXPECT_EQ(blocks(32, 151936, 4, nullptr), 8u);
-  EXPECT_EQ(blocks(64, 151936, 4, nullptr), 16u);
-  EXPECT_EQ(blocks(32, 151936, 4, no_answer), 8u);
+  EXPECT_EQ(rule_cluster_blocks(20, 151936, 4, nullptr), 16u);
+  EXPECT_EQ(rule_cluster_blocks(24, 151936, 4, nullptr), 16u);
+  EXPECT_EQ(rule_cluster_blocks(32, 151936, 4, nullptr), 8u);
+  EXPECT_EQ(rule_cluster_blocks(64, 151936, 4, nullptr), 16u);
+  EXPECT_EQ(rule_cluster_blocks(32, 151936, 4, no_answer), 8u);
 }
 
 // A size query launches nothing, and says so (last_topk_path(); no GPU needed: the query makes
