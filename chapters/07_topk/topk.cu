@@ -7,6 +7,7 @@
 /// Status: all four schedules and the small-k reductions pass the stage07 GPU suite and
 /// compute-sanitizer on sm_90 (H100, 2026-11-28, session 18).
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -145,6 +146,7 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
     // At least 2: a cluster of one block was never measured against several blocks per row.
     std::size_t blocks =
         std::min(std::max({by_grid, by_span, std::size_t{2}}), kPortableClusterBlocks);
+    static_assert(kClusterRuleMinSpreadBlocks >= 1, "the loop below counts down to it");
     // Rows just past what clusters of that size can spread over the SMs, one block to an SM:
     // a smaller size that can, down to kClusterRuleMinSpreadBlocks, where its spans stay short.
     if (blocks > kClusterRuleMinSpreadBlocks &&
@@ -176,12 +178,14 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
     }
   }
   // A few rows take one wave; their spans decide (kClusterRuleMaxValuesPerBlock). Many rows:
-  // the waves, and spans no longer than measured (kClusterRuleMaxSpanValues).
-  const bool kept = cluster.cluster_per_row &&
+  // the waves, and spans no longer than measured (kClusterRuleMaxSpanValues). Never a cluster the
+  // device cannot hold at all (no waves count it).
+  if (!cluster.cluster_per_row) return split;
+  const std::size_t waves = cluster_waves(cluster, num_rows, value_bytes, target_blocks, resident);
+  const bool kept = waves != std::numeric_limits<std::size_t>::max() &&
                     (few_rows ? cluster.values_per_block <= kClusterRuleMaxValuesPerBlock
                               : cluster.values_per_block <= kClusterRuleMaxSpanValues &&
-                                    cluster_waves(cluster, num_rows, value_bytes, target_blocks,
-                                                  resident) <= kClusterRuleMaxWaves);
+                                    waves <= kClusterRuleMaxWaves);
   return kept ? cluster : split;
 }
 
@@ -283,10 +287,9 @@ std::size_t spread_clusters(std::size_t cluster_blocks, std::size_t value_bytes,
                             std::size_t target_blocks, ResidentClusters resident) {
   if (resident != nullptr) {
     // The largest span's bytes leave room for one block per SM.
-    const std::size_t at_once = resident(
-        cluster_blocks, cluster_shared_bytes(kMaxClusterSpanBytes / value_bytes, value_bytes),
-        value_bytes);
-    if (at_once > 0) return at_once;
+    return resident(cluster_blocks,
+                    cluster_shared_bytes(kMaxClusterSpanBytes / value_bytes, value_bytes),
+                    value_bytes);
   }
   return multiprocessors_of(target_blocks) / std::max<std::size_t>(cluster_blocks, 1);
 }
@@ -297,7 +300,7 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
     const std::size_t at_once =
         resident(split.blocks_per_row, cluster_shared_bytes(split.values_per_block, value_bytes),
                  value_bytes);
-    if (at_once > 0) return divide_up(num_rows, at_once);
+    return at_once > 0 ? divide_up(num_rows, at_once) : std::numeric_limits<std::size_t>::max();
   }
   constexpr std::size_t kSmSharedBytes = 228 * 1024;  // an sm_90 SM's shared memory
   constexpr std::size_t kBlockReservedBytes = 1024;   // what the runtime keeps per block
@@ -330,7 +333,14 @@ std::size_t resident_clusters_of(std::size_t cluster_blocks, std::size_t dynamic
   config.attrs = &cluster_shape;
   config.numAttrs = 1;
   int clusters = 0;
-  SORTLAB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &config));
+  const cudaError_t status = cudaOccupancyMaxActiveClusters(&clusters, kKernel, &config);
+  // A shape this device cannot run (a cluster size it does not support, too many bytes): none
+  // resident, so the rule does not pick it. Anything else is a real error.
+  if (status == cudaErrorInvalidValue || status == cudaErrorInvalidClusterSize) {
+    static_cast<void>(cudaGetLastError());  // clear it: the call is not to fail for it
+    return 0;
+  }
+  SORTLAB_CUDA_CHECK(status);
   return static_cast<std::size_t>(std::max(clusters, 0));
 }
 
@@ -345,6 +355,14 @@ std::size_t device_resident_clusters(std::size_t cluster_blocks, std::size_t dyn
                    " blocks of " + std::to_string(value_bytes) +
                    "-byte values (1 to 16 blocks of 2, 4 or 8 bytes)";
           });
+  const std::size_t most_bytes = value_bytes == 2   ? cluster_max_launch_bytes<__half>()
+                                 : value_bytes == 4 ? cluster_max_launch_bytes<float>()
+                                                    : cluster_max_launch_bytes<double>();
+  require(dynamic_bytes <= most_bytes, [&] {
+    return "device_resident_clusters: " + std::to_string(dynamic_bytes) +
+           " bytes of dynamic shared memory per block; the cluster kernel takes at most " +
+           std::to_string(most_bytes) + " for " + std::to_string(value_bytes) + "-byte values";
+  });
   if (!cluster_schedule_built()) return 0;
   // One query per device, size, bytes and value size: topk() asks on every call that may take
   // a cluster, and the answer never changes.

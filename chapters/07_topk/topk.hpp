@@ -370,19 +370,27 @@ static_assert(kMaxClusterSpanBytes / 2 < 65536,
               "a span's answer counts are packed two to a 32-bit word (16 bits each)");
 
 /// How many clusters of \p cluster_blocks blocks the GPU holds at once when each block asks for
-/// \p dynamic_bytes bytes of dynamic shared memory (the cluster kernel for values of
-/// \p value_bytes bytes); 0 when not known, and cluster_waves() then counts by its model.
-/// device_resident_clusters() answers for the current GPU; the CPU tests pass none.
+/// \p dynamic_bytes bytes of dynamic shared memory (the plain cluster kernel for values of
+/// \p value_bytes bytes); 0 when none can be resident, and the rule then never picks that
+/// cluster. device_resident_clusters() answers for the current GPU; without one (a null pointer:
+/// the CPU tests) cluster_waves() and spread_clusters() count by their models.
 using ResidentClusters = std::size_t (*)(std::size_t cluster_blocks, std::size_t dynamic_bytes,
                                          std::size_t value_bytes);
 
-/// The current device's answer to ResidentClusters for the cluster kernel
-/// (cudaOccupancyMaxActiveClusters, asked once per device, size and bytes, then cached). The
-/// driver places a cluster's blocks on the SMs of one GPC, so fewer clusters fit than blocks per
-/// SM x SMs / cluster size: on an H200 (session 30), 15 clusters of 8 blocks of one block per SM
-/// instead of 16, 21 of 16 blocks of three per SM instead of 24. \param cluster_blocks blocks
-/// per cluster (1 to kMaxClusterBlocks) \param dynamic_bytes dynamic shared memory per block
-/// \param value_bytes sizeof(T): 2, 4 or 8 \return clusters resident at once (0 if none fits)
+/// The current device's answer to ResidentClusters for the plain cluster kernel
+/// (cudaOccupancyMaxActiveClusters, asked once per device, cluster size, bytes and value size,
+/// then cached; a function attribute and an occupancy query, no work on a stream). The driver
+/// places a cluster's blocks on the SMs of one GPC, so fewer clusters fit than blocks per SM x
+/// SMs / cluster size: on an H200 (session 30), 15 clusters of 8 blocks of one block per SM
+/// instead of 16, 21 of 16 blocks of three per SM instead of 24. The count is the plain kernel's:
+/// the sampled cluster (2 blocks per SM at most) runs where the rule's batches are few rows or
+/// short ones, and the answer sort's bytes are not counted (cluster_waves()). A cluster shape the
+/// device rejects (the query fails with an invalid-value or cluster-size error) counts as 0.
+/// \param cluster_blocks blocks per cluster (1 to kMaxClusterBlocks) \param dynamic_bytes
+/// dynamic shared memory per block, at most what the cluster kernel's largest span takes
+/// \param value_bytes sizeof(T): 2, 4 or 8 \return clusters resident at once: 0 if none fits, or
+/// in a build without the cluster kernel (cluster_schedule_built())
+/// \throws sortlab::Error for arguments out of those ranges
 std::size_t device_resident_clusters(std::size_t cluster_blocks, std::size_t dynamic_bytes,
                                      std::size_t value_bytes);
 
@@ -564,10 +572,10 @@ RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
 
 /// Clusters of \p cluster_blocks blocks the GPU can hold at once with one block to an SM: the
 /// device's count for a block of the largest span (\p resident, which the hardware then keeps to
-/// one block per SM), or without it `SMs / cluster_blocks` (the model ignores the GPCs: an H200
-/// holds 15 clusters of 8 that way, not 16). \param cluster_blocks blocks per cluster \param
-/// value_bytes sizeof(T) \param target_blocks multi_block_target() of the device \param resident
-/// device_resident_clusters(), or none for the model
+/// one block per SM; 0 if it holds none), or without it `SMs / cluster_blocks` (the model ignores
+/// the GPCs: an H200 holds 15 clusters of 8 that way, not 16). \param cluster_blocks blocks per
+/// cluster \param value_bytes sizeof(T) \param target_blocks multi_block_target() of the device
+/// \param resident device_resident_clusters(), or none for the model
 std::size_t spread_clusters(std::size_t cluster_blocks, std::size_t value_bytes,
                             std::size_t target_blocks, ResidentClusters resident = nullptr);
 
@@ -577,8 +585,9 @@ std::size_t spread_clusters(std::size_t cluster_blocks, std::size_t value_bytes,
 /// values, the largest; not the answer sort's, at most 34 KiB, which stays within the 57 KiB a
 /// block has at 4 per SM) and the register bound of the kernel taken as the blocks per SM (4 for
 /// values up to 4 bytes, 2 for 8). Rounded up. A model: it ignores how clusters pack onto the
-/// GPCs, which \p resident, when given and answering, does not: the rows over the clusters it
-/// holds at once, rounded up.
+/// GPCs, which \p resident, when given, does not: the rows over the clusters it holds at once,
+/// rounded up (SIZE_MAX where it holds none: the rule never keeps that cluster). Both count the
+/// plain kernel's span and list, not the answer sort's bytes nor the sampled kernel's.
 /// \param split a cluster split (cluster_per_row) \param num_rows rows \param value_bytes
 /// sizeof(T) \param target_blocks multi_block_target() of the device (kBlocksPerSm per SM)
 /// \param resident device_resident_clusters(), or none for the model

@@ -977,8 +977,10 @@ TEST(Stage07GpuCluster, LlmShapesEveryClusterSize) {
 // The device's count of resident clusters, which the rule's waves use (device_resident_clusters()):
 // at most the blocks the SMs hold at once (by shared memory, and 8 blocks of 256 threads to an SM)
 // over the cluster's size, at least one cluster for every span the cluster kernel takes, never
-// more for more bytes, the same when asked again; bad sizes are errors. Then the rule's batches
-// that widen to 16 blocks on an H200 (20 and 32 rows of 151936 f32) against the reference.
+// more for more bytes, the same when asked again; then its count at one block per SM
+// (spread_clusters()) and the spread rule it decides; then the rule's batches that widen to 16
+// blocks on an H200 (20 and 32 rows of 151936 f32) against the reference. (Bad shapes are errors:
+// Stage07Schedule.ResidentClustersRejectsShapesTheKernelCannotTake, on the CPU.)
 TEST(Stage07GpuCluster, ResidentClustersBoundTheRulesWaves) {
   if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
   const std::size_t sms = sortlab::multiprocessor_count();
@@ -999,10 +1001,31 @@ TEST(Stage07GpuCluster, ResidentClustersBoundTheRulesWaves) {
       }
     }
   }
-  EXPECT_THROW(stage07::device_resident_clusters(0, 0, 4), sortlab::Error);
-  EXPECT_THROW(stage07::device_resident_clusters(stage07::kMaxClusterBlocks + 1, 0, 4),
-               sortlab::Error);
-  EXPECT_THROW(stage07::device_resident_clusters(8, 0, 3), sortlab::Error);
+  // The bytes spread_clusters() asks about (a block of the largest span, one to an SM): every
+  // size holds at least one cluster, never more than SMs / size, fewer for larger clusters.
+  const std::size_t target = stage07::multi_block_target(sms);
+  for (std::size_t value_bytes : {2u, 4u, 8u}) {
+    std::size_t previous = std::numeric_limits<std::size_t>::max();
+    for (std::size_t blocks = 1; blocks <= stage07::kMaxClusterBlocks; ++blocks) {
+      const std::size_t spread =
+          stage07::spread_clusters(blocks, value_bytes, target, stage07::device_resident_clusters);
+      EXPECT_GE(spread, 1u) << value_bytes << "-byte values, clusters of " << blocks;
+      EXPECT_LE(spread, sms / blocks) << value_bytes << "-byte values, clusters of " << blocks;
+      EXPECT_LE(spread, previous) << value_bytes << "-byte values, clusters of " << blocks;
+      previous = spread;
+    }
+  }
+  // topk_split() with the device's count reaches the spread rule: 16 rows of 32000 f32 take 6
+  // blocks exactly where 8 do not spread and 6 do.
+  const std::size_t eight =
+      stage07::spread_clusters(8, 4, target, stage07::device_resident_clusters);
+  const std::size_t six = stage07::spread_clusters(6, 4, target, stage07::device_resident_clusters);
+  if (sms == 132) {
+    const stage07::RowSplit split = stage07::topk_split(16, 32000, 2048, 4, TopkOptions{}, target,
+                                                        stage07::device_resident_clusters);
+    EXPECT_TRUE(split.cluster_per_row);
+    EXPECT_EQ(split.blocks_per_row, eight < 16 && six >= 16 ? 6u : 8u);
+  }
   const std::uint64_t seed = test_seed();
   for (const Shape& shape : {Shape{20, 151936}, Shape{32, 151936}}) {
     const std::size_t n = shape.rows * shape.row_length;
@@ -1383,9 +1406,11 @@ TEST(Stage07GpuEdges, ReusedScratch) {
 
 /// Captures one top-k call with \p options into a CUDA graph and replays it on three inputs
 /// (uniform, the float specials, uniform again, each fresh). \p shape and \p k: the call's;
-/// \p want_path: the kernels the captured call must have queued (kNone: not checked).
+/// \p want_path: the kernels the captured call must have queued (kNone: not checked); \p mode:
+/// the capture's mode (global: any call the capture forbids, from any thread, fails it).
 void capture_and_replay(const TopkOptions& options, const Shape& shape, std::size_t k,
-                        stage07::TopkPath want_path = stage07::TopkPath::kNone) {
+                        stage07::TopkPath want_path = stage07::TopkPath::kNone,
+                        cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal) {
   const std::uint64_t seed = test_seed();
   const sortlab::CudaStream stream;
   const std::size_t n = shape.rows * shape.row_length, answers = shape.rows * k;
@@ -1398,7 +1423,7 @@ void capture_and_replay(const TopkOptions& options, const Shape& shape, std::siz
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());  // the allocations are done before the capture
 
   cudaGraph_t graph = nullptr;
-  SORTLAB_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  SORTLAB_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), mode));
   stage07::topk<float>(temp.data(), temp_bytes, values_in.data(), shape.rows, shape.row_length, k,
                        values_out.data(), indices_out.data(), options, stream.get());
   SORTLAB_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
@@ -1428,6 +1453,31 @@ void capture_and_replay(const TopkOptions& options, const Shape& shape, std::siz
   }
   SORTLAB_CUDA_CHECK(cudaGraphExecDestroy(exec));
   SORTLAB_CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
+// The rule's cluster size asks the device how many clusters it holds (device_resident_clusters():
+// a function attribute and an occupancy query, cached per process). Captured in the strictest
+// mode on a batch the rule gives a cluster (16 rows of 32000: its spread rule), the call must
+// queue only its kernel. Run alone (a filter of this one test) the cache is cold, so the queries
+// themselves run inside the capture.
+TEST(Stage07GpuEdges, CudaGraphCapturesTheRulesClusterInGlobalMode) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
+  const Shape shape{16, 32000};
+  if (shape.rows * shape.row_length > max_test_n()) GTEST_SKIP() << "above SORTLAB_TEST_MAX_N";
+  for (std::size_t k : {std::size_t{50}, std::size_t{2048}}) {
+    SCOPED_TRACE("k=" + std::to_string(k));
+    const TopkOptions options{true, true};
+    const stage07::RowSplit split =
+        stage07::topk_split(shape.rows, shape.row_length, k, sizeof(float), options,
+                            stage07::multi_block_target(sortlab::multiprocessor_count()),
+                            stage07::device_resident_clusters);
+    ASSERT_TRUE(split.cluster_per_row);
+    capture_and_replay(options, shape, k, stage07::TopkPath::kNone, cudaStreamCaptureModeGlobal);
+    if (::testing::Test::HasFatalFailure()) return;
+    const stage07::TopkPath taken = stage07::last_topk_path();
+    EXPECT_TRUE(taken == stage07::TopkPath::kCluster ||
+                taken == stage07::TopkPath::kClusterSampled);
+  }
 }
 
 // The call queues its work on its stream and nothing else: captured into a CUDA graph once,

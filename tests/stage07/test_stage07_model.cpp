@@ -1305,8 +1305,8 @@ static std::size_t h200_resident_clusters(std::size_t cluster_blocks, std::size_
   return kMeasured[per_sm - 1][cluster_blocks - 1];
 }
 
-/// A device that does not answer (cluster_waves() then keeps its model).
-static std::size_t no_answer(std::size_t, std::size_t, std::size_t) {
+/// A device that holds no cluster of any shape (the rule then never runs one).
+static std::size_t none_resident(std::size_t, std::size_t, std::size_t) {
   return 0;
 }
 
@@ -1349,7 +1349,25 @@ TEST(Stage07Schedule, ClusterWavesOnAnH100) {
   EXPECT_EQ(stage07::cluster_waves(eight, 15, 4, 528, h200_resident_clusters), 1u);
   EXPECT_EQ(stage07::cluster_waves(eight, 16, 4, 528, h200_resident_clusters), 2u);
   EXPECT_EQ(stage07::cluster_waves(eight, 32, 4, 528, h200_resident_clusters), 3u);
-  EXPECT_EQ(stage07::cluster_waves(eight, 16, 4, 528, no_answer), 1u);
+  EXPECT_EQ(stage07::cluster_waves(eight, 16, 4, 528, none_resident),
+            std::numeric_limits<std::size_t>::max());
+}
+
+// The device's count takes only the shapes the cluster kernel can take: 1 to 16 blocks of 2-,
+// 4- or 8-byte values, at most the largest span's bytes (checked before any CUDA call, so this
+// runs without a GPU).
+TEST(Stage07Schedule, ResidentClustersRejectsShapesTheKernelCannotTake) {
+  EXPECT_THROW(stage07::device_resident_clusters(0, 0, 4), sortlab::Error);
+  EXPECT_THROW(stage07::device_resident_clusters(stage07::kMaxClusterBlocks + 1, 0, 4),
+               sortlab::Error);
+  EXPECT_THROW(stage07::device_resident_clusters(8, 0, 3), sortlab::Error);
+  EXPECT_THROW(stage07::device_resident_clusters(8, std::size_t{1} << 20, 4), sortlab::Error);
+  try {
+    stage07::device_resident_clusters(8, std::size_t{1} << 20, 2);
+    ADD_FAILURE() << "no error for 1 MiB of shared memory per block";
+  } catch (const sortlab::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("1048576 bytes"), std::string::npos) << error.what();
+  }
 }
 
 // Rows just past the clusters of the grid's size that the GPU spreads one block to an SM take a
@@ -1362,7 +1380,7 @@ TEST(Stage07Schedule, RowsJustPastTheSpreadTakeFewerBlocks) {
   EXPECT_EQ(stage07::spread_clusters(8, 4, 528, h200_resident_clusters), 15u);
   EXPECT_EQ(stage07::spread_clusters(6, 2, 528, h200_resident_clusters), 17u);
   EXPECT_EQ(stage07::spread_clusters(8, 4, 528), 16u);  // the model: 132 / 8
-  EXPECT_EQ(stage07::spread_clusters(8, 4, 528, no_answer), 16u);
+  EXPECT_EQ(stage07::spread_clusters(8, 4, 528, none_resident), 0u);
   for (std::size_t bytes : {4u, 2u}) {
     EXPECT_EQ(rule_cluster_blocks(15, 32000, bytes, h200_resident_clusters), 8u) << bytes;
     EXPECT_EQ(rule_cluster_blocks(16, 32000, bytes, h200_resident_clusters), 6u) << bytes;
@@ -1409,7 +1427,9 @@ TEST(Stage07Schedule, ManyRowsTakeSixteenBlocksWhereTheyTakeFewerWaves) {
   EXPECT_EQ(rule_cluster_blocks(24, 151936, 4, nullptr), 16u);
   EXPECT_EQ(rule_cluster_blocks(32, 151936, 4, nullptr), 8u);
   EXPECT_EQ(rule_cluster_blocks(64, 151936, 4, nullptr), 16u);
-  EXPECT_EQ(rule_cluster_blocks(32, 151936, 4, no_answer), 8u);
+  // A device that holds none of these clusters gets several blocks per row instead.
+  EXPECT_EQ(rule_cluster_blocks(32, 151936, 4, none_resident), 0u);
+  EXPECT_EQ(rule_cluster_blocks(16, 32000, 4, none_resident), 0u);
 }
 
 // A size query launches nothing, and says so (last_topk_path(); no GPU needed: the query makes
@@ -1610,8 +1630,9 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   EXPECT_FALSE(resolve(4096, 32768, 4).cluster_per_row);
   EXPECT_FALSE(resolve(4096, 32768, 4).several_blocks);
   // The rule's picks on issue 18's LLM shapes, as an H200 runs them (0: several blocks per row;
-  // the device's count of resident clusters, session 30; the H100's make table of 2026-11-28
-  // ran the same): f32 and bf16, batches 1, 16, 64, 128, 256 of 32000, 128256, 151936.
+  // with the H200's count of resident clusters, session 30; the H100's make table of 2026-11-28,
+  // before the count, ran the same but for 16 x 32000, in 8 blocks): f32 and bf16, batches 1, 16,
+  // 64, 128, 256 of 32000, 128256, 151936.
   const std::size_t batches[] = {1, 16, 64, 128, 256};
   const std::size_t vocabularies[] = {32000, 128256, 151936};
   // 16 rows of 32000: 6 blocks, since an H200 spreads 15 clusters of 8 one block to an SM, 17 of 6.
