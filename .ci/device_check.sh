@@ -138,7 +138,9 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   # five other sanitizer jobs with f16 and bf16 in the same job, so it runs on its own). The
   # sampled rows' large list (rows of 2 x 128256) and the graph that captures the chained
   # one-block finish need a cap of their own too: both tools on them (the large-list tests
-  # skipped under the shards' cap in sessions 24 and 25).
+  # skipped under the shards' cap in sessions 24 and 25). The global-mode capture of the rule's
+  # cluster runs in a process of its own, so the device's count of resident clusters is first
+  # asked inside the capture.
   if [[ " $stages " == *" stage07 "* ]] && [ -x "$build/tests/stage07/test_stage07_gpu" ]; then
     sampled_filter='Stage07GpuSampledLists.*:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish'
     for job in "memcheck cluster 400000 Stage07GpuCluster.*" \
@@ -148,7 +150,8 @@ if [ "${SANITIZE:-1}" != 0 ]; then
                "racecheck cluster-16bit 300 Stage07Gpu/5.ClusterEvery*:Stage07Gpu/6.ClusterEvery*" \
                "racecheck cluster-f32 300 Stage07Gpu/0.ClusterEvery*" \
                "memcheck sampled 300000 $sampled_filter" \
-               "racecheck sampled 300000 Stage07GpuSampledLists.LargeListF32:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish"; do
+               "racecheck sampled 300000 Stage07GpuSampledLists.LargeListF32:Stage07GpuEdges.CudaGraphCapturesTheChainedSampledFinish" \
+               "memcheck rule-capture 600000 Stage07GpuEdges.CudaGraphCapturesTheRulesClusterInGlobalMode"; do
       read -r tool part max_n filter <<<"$job"
       while [ "$(jobs -rp | wc -l)" -ge "${SANITIZER_JOBS:-16}" ]; do wait -n; done
       (name="sanitizer-$tool-stage07-$part"
