@@ -344,6 +344,33 @@ std::size_t resident_clusters_of(std::size_t cluster_blocks, std::size_t dynamic
   return static_cast<std::size_t>(std::max(clusters, 0));
 }
 
+// resident_clusters_of<T>() asked once per device, size and bytes (one cache per value type):
+// topk() asks on every call that may take a cluster, and the answer never changes.
+template <typename T>
+std::size_t cached_resident_clusters(std::size_t cluster_blocks, std::size_t dynamic_bytes) {
+  require(dynamic_bytes <= cluster_max_launch_bytes<T>(), [&] {
+    return "device_resident_clusters: " + std::to_string(dynamic_bytes) +
+           " bytes of dynamic shared memory per block; the cluster kernel takes at most " +
+           std::to_string(cluster_max_launch_bytes<T>()) + " for " + std::to_string(sizeof(T)) +
+           "-byte values";
+  });
+  if (!cluster_schedule_built()) return 0;
+  static std::mutex cache_mutex;
+  static std::map<std::tuple<int, std::size_t, std::size_t>, std::size_t> cache;
+  int device = 0;
+  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_tuple(device, cluster_blocks, dynamic_bytes);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex);
+    const auto found = cache.find(key);
+    if (found != cache.end()) return found->second;
+  }
+  const std::size_t clusters = resident_clusters_of<T>(cluster_blocks, dynamic_bytes);
+  const std::lock_guard<std::mutex> lock(cache_mutex);
+  cache.emplace(key, clusters);
+  return clusters;
+}
+
 }  // namespace
 
 std::size_t device_resident_clusters(std::size_t cluster_blocks, std::size_t dynamic_bytes,
@@ -355,34 +382,9 @@ std::size_t device_resident_clusters(std::size_t cluster_blocks, std::size_t dyn
                    " blocks of " + std::to_string(value_bytes) +
                    "-byte values (1 to 16 blocks of 2, 4 or 8 bytes)";
           });
-  const std::size_t most_bytes = value_bytes == 2   ? cluster_max_launch_bytes<__half>()
-                                 : value_bytes == 4 ? cluster_max_launch_bytes<float>()
-                                                    : cluster_max_launch_bytes<double>();
-  require(dynamic_bytes <= most_bytes, [&] {
-    return "device_resident_clusters: " + std::to_string(dynamic_bytes) +
-           " bytes of dynamic shared memory per block; the cluster kernel takes at most " +
-           std::to_string(most_bytes) + " for " + std::to_string(value_bytes) + "-byte values";
-  });
-  if (!cluster_schedule_built()) return 0;
-  // One query per device, size, bytes and value size: topk() asks on every call that may take
-  // a cluster, and the answer never changes.
-  static std::mutex cache_mutex;
-  static std::map<std::tuple<int, std::size_t, std::size_t, std::size_t>, std::size_t> cache;
-  int device = 0;
-  SORTLAB_CUDA_CHECK(cudaGetDevice(&device));
-  const auto key = std::make_tuple(device, cluster_blocks, dynamic_bytes, value_bytes);
-  {
-    const std::lock_guard<std::mutex> lock(cache_mutex);
-    const auto found = cache.find(key);
-    if (found != cache.end()) return found->second;
-  }
-  const std::size_t clusters =
-      value_bytes == 2   ? resident_clusters_of<__half>(cluster_blocks, dynamic_bytes)
-      : value_bytes == 4 ? resident_clusters_of<float>(cluster_blocks, dynamic_bytes)
-                         : resident_clusters_of<double>(cluster_blocks, dynamic_bytes);
-  const std::lock_guard<std::mutex> lock(cache_mutex);
-  cache.emplace(key, clusters);
-  return clusters;
+  return value_bytes == 2   ? cached_resident_clusters<__half>(cluster_blocks, dynamic_bytes)
+         : value_bytes == 4 ? cached_resident_clusters<float>(cluster_blocks, dynamic_bytes)
+                            : cached_resident_clusters<double>(cluster_blocks, dynamic_bytes);
 }
 
 namespace {

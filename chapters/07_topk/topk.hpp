@@ -442,16 +442,16 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 /// (a few rows) or spans of about kClusterRuleSpanValues (many rows), whichever is more, at
 /// least 2 and at most kPortableClusterBlocks (fewer, down to kClusterRuleMinSpreadBlocks, where
 /// the rows outnumber the clusters of that size spread_clusters() counts and a smaller size holds
-/// them with spans of at most kClusterRuleMaxValuesPerBlock values; a few rows:
-/// kMaxClusterBlocks when their blocks
-/// would hold more than kClusterRuleMaxValuesPerBlock values; many rows: kMaxClusterBlocks when
-/// such spans take fewer waves in it, cluster_waves()); kept only when cluster_waves() is
-/// at most kClusterRuleMaxWaves and the spans are at most kClusterRuleMaxSpanValues (a few rows:
-/// kClusterRuleMaxValuesPerBlock) values. Pure host arithmetic but for \p resident (the GPU
-/// tests ask which schedule ran). \param num_rows rows \param row_length values per row \param
-/// value_bytes sizeof(T) \param options the schedule options \param target_blocks
-/// multi_block_target() of the device \param resident the clusters the device holds at once
-/// (device_resident_clusters(), what topk() passes), or none for cluster_waves()'s model
+/// them with spans of at most kClusterRuleMaxValuesPerBlock values; a few rows: kMaxClusterBlocks
+/// when their blocks would hold more than kClusterRuleMaxValuesPerBlock values; many rows:
+/// kMaxClusterBlocks when such spans take fewer waves in it, cluster_waves()); kept only when
+/// cluster_waves() is at most kClusterRuleMaxWaves and the spans are at most
+/// kClusterRuleMaxSpanValues (a few rows: kClusterRuleMaxValuesPerBlock) values. Pure host
+/// arithmetic but for \p resident (the GPU tests ask which schedule ran). \param num_rows rows
+/// \param row_length values per row \param value_bytes sizeof(T) \param options the schedule
+/// options \param target_blocks multi_block_target() of the device \param resident the clusters the
+/// device holds at once (device_resident_clusters(), what topk() passes), or none for
+/// cluster_waves()'s model
 RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
                           const TopkOptions& options, std::size_t target_blocks,
                           ResidentClusters resident = nullptr);

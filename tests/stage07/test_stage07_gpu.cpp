@@ -1467,16 +1467,17 @@ TEST(Stage07GpuEdges, CudaGraphCapturesTheRulesClusterInGlobalMode) {
   for (std::size_t k : {std::size_t{50}, std::size_t{2048}}) {
     SCOPED_TRACE("k=" + std::to_string(k));
     const TopkOptions options{true, true};
-    const stage07::RowSplit split =
-        stage07::topk_split(shape.rows, shape.row_length, k, sizeof(float), options,
-                            stage07::multi_block_target(sortlab::multiprocessor_count()),
-                            stage07::device_resident_clusters);
-    ASSERT_TRUE(split.cluster_per_row);
+    // The capture first: asking the split before it would fill the count's cache.
     capture_and_replay(options, shape, k, stage07::TopkPath::kNone, cudaStreamCaptureModeGlobal);
     if (::testing::Test::HasFatalFailure()) return;
     const stage07::TopkPath taken = stage07::last_topk_path();
     EXPECT_TRUE(taken == stage07::TopkPath::kCluster ||
                 taken == stage07::TopkPath::kClusterSampled);
+    const stage07::RowSplit split =
+        stage07::topk_split(shape.rows, shape.row_length, k, sizeof(float), options,
+                            stage07::multi_block_target(sortlab::multiprocessor_count()),
+                            stage07::device_resident_clusters);
+    ASSERT_TRUE(split.cluster_per_row);
   }
 }
 
