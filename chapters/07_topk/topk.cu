@@ -53,6 +53,20 @@ std::size_t multiprocessors_of(std::size_t target_blocks) {
   return divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
 }
 
+/// An sm_90 SM's shared memory, and what the runtime keeps of it for each block.
+constexpr std::size_t kSmSharedBytes = 228 * 1024;
+constexpr std::size_t kBlockReservedBytes = 1024;
+
+/// Blocks of the cluster kernel with spans of \p span values an SM holds at once by the model:
+/// by their shared memory (the span and list or counters, and the static storage of 8-byte
+/// values, the largest) and by the kernel's register bound; at least 1.
+std::size_t model_blocks_per_sm(std::size_t span, std::size_t value_bytes) {
+  const std::size_t block_bytes = cluster_shared_bytes(span, value_bytes) +
+                                  cluster_static_bytes<std::uint64_t>() + kBlockReservedBytes;
+  const auto by_registers = static_cast<std::size_t>(cluster_min_blocks_per_sm(value_bytes));
+  return std::max<std::size_t>(std::min(kSmSharedBytes / block_bytes, by_registers), 1);
+}
+
 /// The split of a row of \p row_length values into spans of \p span values (at most the row,
 /// rounded up to whole chunks of kBlockThreads, so every block but a row's last reads whole
 /// chunks, and the span fits the kernels' 32-bit arithmetic).
@@ -125,6 +139,35 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
   return split_by_span(row_length, divide_up(row_length, blocks));
 }
 
+namespace {
+
+/// The rule's cluster size by load (resolve_schedule(), kClusterLoadCostTenths): of the even
+/// sizes up to kPortableClusterBlocks that hold the row in spans of at most \p max_span values
+/// and hold the batch at a load of at most kClusterRuleMaxLoad, the one whose span costs least at
+/// its load (the smaller on a tie); 0 when none does.
+std::size_t cluster_blocks_by_load(std::size_t num_rows, std::size_t row_length,
+                                   std::size_t value_bytes, std::size_t max_span,
+                                   std::size_t target_blocks, ResidentClusters resident) {
+  std::size_t best_blocks = 0, best_cost = std::numeric_limits<std::size_t>::max();
+  for (std::size_t blocks = 2; blocks <= kPortableClusterBlocks; blocks += 2) {
+    const RowSplit split = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
+    // cluster_split() raises a size to the fewest blocks that hold the row: not this size.
+    if (!split.cluster_per_row || split.blocks_per_row != blocks ||
+        split.values_per_block > max_span)
+      continue;
+    const std::size_t load = cluster_load(split, num_rows, value_bytes, target_blocks, resident);
+    if (load == 0) continue;
+    const std::size_t cost = split.values_per_block * kClusterLoadCostTenths[load - 1];
+    if (cost < best_cost) {
+      best_cost = cost;
+      best_blocks = blocks;
+    }
+  }
+  return best_blocks;
+}
+
+}  // namespace
+
 RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::size_t value_bytes,
                           const TopkOptions& options, std::size_t target_blocks,
                           ResidentClusters resident) {
@@ -137,29 +180,21 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
       cluster_split(num_rows, row_length, value_bytes, options.cluster_blocks, target_blocks);
   if (options.schedule == TopkSchedule::kClusterPerRow)
     return cluster.cluster_per_row ? cluster : split;
-  // The rule's size (topk.hpp): every SM a block, or spans of about kClusterRuleSpanValues. A few
-  // rows: so few that clusters of kPortableClusterBlocks leave SMs idle.
+  // The rule's size (topk.hpp): the even size whose spans cost least at the load the batch puts
+  // on the SMs. A few rows: so few that clusters of kPortableClusterBlocks leave SMs idle; their
+  // spans must stay within kClusterRuleMaxValuesPerBlock (what the rule keeps for them below).
   const std::size_t by_grid = divide_up(multiprocessors_of(target_blocks), num_rows);
   const bool few_rows = by_grid > kPortableClusterBlocks;
+  const std::size_t max_span = few_rows ? kClusterRuleMaxValuesPerBlock : kClusterRuleMaxSpanValues;
   if (options.cluster_blocks == 0) {
-    const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
-    // At least 2: a cluster of one block was never measured against several blocks per row.
-    std::size_t blocks =
-        std::min(std::max({by_grid, by_span, std::size_t{2}}), kPortableClusterBlocks);
-    static_assert(kClusterRuleMinSpreadBlocks >= 1, "the loop below counts down to it");
-    // Rows just past what clusters of that size can spread over the SMs, one block to an SM:
-    // a smaller size that can, down to kClusterRuleMinSpreadBlocks, where its spans stay short.
-    if (blocks > kClusterRuleMinSpreadBlocks &&
-        num_rows > spread_clusters(blocks, value_bytes, target_blocks, resident)) {
-      for (std::size_t fewer = blocks - 1; fewer >= kClusterRuleMinSpreadBlocks; --fewer) {
-        if (num_rows > spread_clusters(fewer, value_bytes, target_blocks, resident)) continue;
-        const RowSplit spread =
-            cluster_split(num_rows, row_length, value_bytes, fewer, target_blocks);
-        if (spread.cluster_per_row && spread.blocks_per_row == fewer &&
-            spread.values_per_block <= kClusterRuleMaxValuesPerBlock)
-          blocks = fewer;
-        break;
-      }
+    std::size_t blocks = cluster_blocks_by_load(num_rows, row_length, value_bytes, max_span,
+                                                target_blocks, resident);
+    if (blocks == 0) {
+      // No size holds the batch within kClusterRuleMaxLoad blocks per SM (or a row needs more
+      // blocks than kPortableClusterBlocks): the grid's size, or spans of kClusterRuleSpanValues.
+      const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
+      // At least 2: a cluster of one block was never measured against several blocks per row.
+      blocks = std::min(std::max({by_grid, by_span, std::size_t{2}}), kPortableClusterBlocks);
     }
     cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
     // A few rows may spread over the largest cluster to bring their spans down.
@@ -183,9 +218,8 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
   if (!cluster.cluster_per_row) return split;
   const std::size_t waves = cluster_waves(cluster, num_rows, value_bytes, target_blocks, resident);
   const bool kept = waves != std::numeric_limits<std::size_t>::max() &&
-                    (few_rows ? cluster.values_per_block <= kClusterRuleMaxValuesPerBlock
-                              : cluster.values_per_block <= kClusterRuleMaxSpanValues &&
-                                    waves <= kClusterRuleMaxWaves);
+                    cluster.values_per_block <= max_span &&
+                    (few_rows || waves <= kClusterRuleMaxWaves);
   return kept ? cluster : split;
 }
 
@@ -283,15 +317,31 @@ static_assert(cluster_sort_bytes<std::uint32_t>(257, true) ==
 static_assert(cluster_sort_bytes<std::uint64_t>(1025, true) ==
               sizeof(AnswerSort<std::uint64_t, 2>::TempStorage));
 
-std::size_t spread_clusters(std::size_t cluster_blocks, std::size_t value_bytes,
-                            std::size_t target_blocks, ResidentClusters resident) {
+std::size_t clusters_at_load(const RowSplit& split, std::size_t load, std::size_t value_bytes,
+                             std::size_t target_blocks, ResidentClusters resident) {
+  const std::size_t split_bytes = cluster_shared_bytes(split.values_per_block, value_bytes);
   if (resident != nullptr) {
-    // The largest span's bytes leave room for one block per SM.
-    return resident(cluster_blocks,
-                    cluster_shared_bytes(kMaxClusterSpanBytes / value_bytes, value_bytes),
-                    value_bytes);
+    // Bytes that leave room for `load` blocks on an SM and no more: one block of the largest
+    // span (cluster_max_launch_bytes() takes it), or halfway between what load and load + 1
+    // blocks may each have.
+    const std::size_t load_bytes =
+        load <= 1 ? cluster_shared_bytes(kMaxClusterSpanBytes / value_bytes, value_bytes)
+                  : (kSmSharedBytes / load + kSmSharedBytes / (load + 1)) / 2 -
+                        cluster_static_bytes<std::uint64_t>() - kBlockReservedBytes;
+    return resident(split.blocks_per_row, std::max(split_bytes, load_bytes), value_bytes);
   }
-  return multiprocessors_of(target_blocks) / std::max<std::size_t>(cluster_blocks, 1);
+  const std::size_t per_sm = std::min(std::max<std::size_t>(load, 1),
+                                      model_blocks_per_sm(split.values_per_block, value_bytes));
+  return per_sm * multiprocessors_of(target_blocks) /
+         std::max<std::size_t>(split.blocks_per_row, 1);
+}
+
+std::size_t cluster_load(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
+                         std::size_t target_blocks, ResidentClusters resident) {
+  for (std::size_t load = 1; load <= kClusterRuleMaxLoad; ++load)
+    if (num_rows <= clusters_at_load(split, load, value_bytes, target_blocks, resident))
+      return load;
+  return 0;
 }
 
 std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
@@ -302,14 +352,9 @@ std::size_t cluster_waves(const RowSplit& split, std::size_t num_rows, std::size
                  value_bytes);
     return at_once > 0 ? divide_up(num_rows, at_once) : std::numeric_limits<std::size_t>::max();
   }
-  constexpr std::size_t kSmSharedBytes = 228 * 1024;  // an sm_90 SM's shared memory
-  constexpr std::size_t kBlockReservedBytes = 1024;   // what the runtime keeps per block
-  const std::size_t block_bytes = cluster_shared_bytes(split.values_per_block, value_bytes) +
-                                  cluster_static_bytes<std::uint64_t>() + kBlockReservedBytes;
-  const auto by_registers = static_cast<std::size_t>(cluster_min_blocks_per_sm(value_bytes));
-  const std::size_t per_sm =
-      std::max<std::size_t>(std::min(kSmSharedBytes / block_bytes, by_registers), 1);
-  return divide_up(num_rows * split.blocks_per_row, per_sm * multiprocessors_of(target_blocks));
+  return divide_up(
+      num_rows * split.blocks_per_row,
+      model_blocks_per_sm(split.values_per_block, value_bytes) * multiprocessors_of(target_blocks));
 }
 
 namespace {

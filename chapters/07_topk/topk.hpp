@@ -339,14 +339,20 @@ inline constexpr std::size_t kClusterRuleSpanValues = 16384;
 /// 128256 bf16 (3 waves) ran 0.152 against 0.163 and 64 rows of 128256 f32 (2 waves) 0.100
 /// against 0.122 (the same measurements).
 inline constexpr std::size_t kClusterRuleMaxWaves = 3;
-/// Smallest cluster the rule shrinks its size by the grid to so that every cluster can take SMs
-/// of its own (spread_clusters()): measured on an H200 (session 30, k = 2048, 13-24 rows of 32000
-/// and 65536 in clusters of 3-8), a batch slows by 8-25% as soon as its rows outnumber the
-/// clusters of that size spread one block to an SM (15 of 8, 15 of 7, 17 of 6, 22 of 5), since
-/// some SMs then take two blocks: 16 rows of 32000 f32 0.0294 ms in clusters of 8 against 0.0245
-/// in 6. Past the rows that 6 can spread, 8 was as fast or faster than 5 (f32 within 1.5%, bf16 4%
-/// faster), whose blocks hold more values each.
-inline constexpr std::size_t kClusterRuleMinSpreadBlocks = 6;
+/// Most blocks of a batch's clusters an SM holds at once that the rule's load cost counts
+/// (cluster_load()): 4, the cluster kernel's register bound for values of up to 4 bytes.
+inline constexpr std::size_t kClusterRuleMaxLoad = 4;
+/// What a block's span costs, in tenths of its values, when the SMs hold 1, 2, 3 or 4 of the
+/// batch's blocks each (its load, cluster_load()); the rule's size is the even one whose
+/// `span x cost` is least. A second block on an SM costs less than its values (0.4, not 1): the
+/// two blocks' passes are latency, and their waits overlap; a third and a fourth are nearly full
+/// price (the measurements bound the fourth's only from below, at 3.0; 3.5 leaves a margin). Fitted
+/// on an H200 (sessions 30 and 31, k = 1024 and 2048, f32 and bf16, 13-128 rows of 32000 and 13-48
+/// of 65536 in clusters of 2-8, 78 shapes): the size it picks is the fastest or within 3% of it at
+/// every shape, where the rule of session 30 lost up to 20% (mean 8.6% at 32-128 rows of 32000).
+/// Even sizes only: clusters of 3, 5 and 7 ran slower than their counts predict (never fastest by
+/// more than 2%).
+inline constexpr std::size_t kClusterLoadCostTenths[kClusterRuleMaxLoad] = {10, 14, 22, 35};
 /// A few rows (so few that 8 blocks each leave SMs idle: at most 16 on an H100) spread over
 /// kMaxClusterBlocks blocks when the rule's cluster would give a block more than this many
 /// values, and keep the cluster only when their blocks then hold at most this many: a few rows
@@ -373,7 +379,7 @@ static_assert(kMaxClusterSpanBytes / 2 < 65536,
 /// \p dynamic_bytes bytes of dynamic shared memory (the plain cluster kernel for values of
 /// \p value_bytes bytes); 0 when none can be resident, and the rule then never picks that
 /// cluster. device_resident_clusters() answers for the current GPU; without one (a null pointer:
-/// the CPU tests) cluster_waves() and spread_clusters() count by their models.
+/// the CPU tests) cluster_waves() and clusters_at_load() count by their models.
 using ResidentClusters = std::size_t (*)(std::size_t cluster_blocks, std::size_t dynamic_bytes,
                                          std::size_t value_bytes);
 
@@ -438,13 +444,15 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 /// The schedule topk() runs for values of \p value_bytes bytes: select_schedule(), then, when
 /// the call may use it (forced, or the rule's choice of several blocks per row with no span
 /// given, in a build that has the cluster kernel) and a cluster holds the row, cluster_split().
-/// Forced, with TopkOptions::cluster_blocks. By the rule: blocks enough to give every SM one
-/// (a few rows) or spans of about kClusterRuleSpanValues (many rows), whichever is more, at
-/// least 2 and at most kPortableClusterBlocks (fewer, down to kClusterRuleMinSpreadBlocks, where
-/// the rows outnumber the clusters of that size spread_clusters() counts and a smaller size holds
-/// them with spans of at most kClusterRuleMaxValuesPerBlock values; a few rows: kMaxClusterBlocks
-/// when their blocks would hold more than kClusterRuleMaxValuesPerBlock values; many rows:
-/// kMaxClusterBlocks when such spans take fewer waves in it, cluster_waves()); kept only when
+/// Forced, with TopkOptions::cluster_blocks. By the rule: of the even sizes 2 to
+/// kPortableClusterBlocks whose spans are at most kClusterRuleMaxSpanValues values (a few rows:
+/// kClusterRuleMaxValuesPerBlock) and whose load
+/// (cluster_load()) is at most kClusterRuleMaxLoad, the one whose `span x
+/// kClusterLoadCostTenths[load - 1]` is least (the smaller size on a tie); where none is, blocks
+/// enough to give every SM one (a few rows) or spans of about kClusterRuleSpanValues (many rows),
+/// whichever is more, at least 2 and at most kPortableClusterBlocks. Then a few rows take
+/// kMaxClusterBlocks when their blocks would hold more than kClusterRuleMaxValuesPerBlock values,
+/// and many rows where such spans take fewer waves in it (cluster_waves()); kept only when
 /// cluster_waves() is at most kClusterRuleMaxWaves and the spans are at most
 /// kClusterRuleMaxSpanValues (a few rows: kClusterRuleMaxValuesPerBlock) values. Pure host
 /// arithmetic but for \p resident (the GPU tests ask which schedule ran). \param num_rows rows
@@ -570,14 +578,25 @@ RowSplit topk_split(std::size_t num_rows, std::size_t row_length, std::size_t k,
                     std::size_t value_bytes, const TopkOptions& options, std::size_t target_blocks,
                     ResidentClusters resident = nullptr);
 
-/// Clusters of \p cluster_blocks blocks the GPU can hold at once with one block to an SM: the
-/// device's count for a block of the largest span (\p resident, which the hardware then keeps to
-/// one block per SM; 0 if it holds none), or without it `SMs / cluster_blocks` (the model ignores
-/// the GPCs: an H200 holds 15 clusters of 8 that way, not 16). \param cluster_blocks blocks per
-/// cluster \param value_bytes sizeof(T) \param target_blocks multi_block_target() of the device
+/// Clusters of \p split's size (a cluster split) the GPU holds at once with at most \p load of
+/// their blocks on any SM: the device's count (\p resident) for blocks that ask at least the
+/// split's bytes and so many that no more than \p load fit an SM (the hardware then keeps to
+/// that; a split whose own bytes allow fewer gets the count at its own bytes), or without it the
+/// model `SMs x min(load, blocks per SM) / size` (blocks per SM as cluster_waves() counts them; it
+/// ignores the GPCs: an H200 holds 15 clusters of 8 at one block per SM, not 16).
+/// \param split a cluster split (cluster_per_row) \param load blocks per SM, 1 to
+/// kClusterRuleMaxLoad \param value_bytes sizeof(T) \param target_blocks multi_block_target() of
+/// the device \param resident device_resident_clusters(), or none for the model
+std::size_t clusters_at_load(const RowSplit& split, std::size_t load, std::size_t value_bytes,
+                             std::size_t target_blocks, ResidentClusters resident = nullptr);
+
+/// The load of \p num_rows rows in clusters of \p split: the fewest blocks per SM, 1 to
+/// kClusterRuleMaxLoad, at which the GPU holds all their clusters at once (clusters_at_load()),
+/// or 0 when it holds them at none. \param split a cluster split \param num_rows rows
+/// \param value_bytes sizeof(T) \param target_blocks multi_block_target() of the device
 /// \param resident device_resident_clusters(), or none for the model
-std::size_t spread_clusters(std::size_t cluster_blocks, std::size_t value_bytes,
-                            std::size_t target_blocks, ResidentClusters resident = nullptr);
+std::size_t cluster_load(const RowSplit& split, std::size_t num_rows, std::size_t value_bytes,
+                         std::size_t target_blocks, ResidentClusters resident = nullptr);
 
 /// Waves of the GPU the blocks of \p split (a cluster split) take for \p num_rows rows of
 /// values of \p value_bytes bytes: their blocks over the blocks the SMs hold at once, counting

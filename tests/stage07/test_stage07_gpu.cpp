@@ -977,9 +977,9 @@ TEST(Stage07GpuCluster, LlmShapesEveryClusterSize) {
 // The device's count of resident clusters, which the rule's waves use (device_resident_clusters()):
 // at most the blocks the SMs hold at once (by shared memory, and 8 blocks of 256 threads to an SM)
 // over the cluster's size, at least one cluster for every span the cluster kernel takes, never
-// more for more bytes, the same when asked again; then its count at one block per SM
-// (spread_clusters()) and the spread rule it decides; then the rule's batches that widen to 16
-// blocks on an H200 (20 and 32 rows of 151936 f32) against the reference. (Bad shapes are errors:
+// more for more bytes, the same when asked again; then its counts at 1-4 blocks per SM
+// (clusters_at_load()) and the rule's size it decides; then the rule's batches against the
+// reference. (Bad shapes are errors:
 // Stage07Schedule.ResidentClustersRejectsShapesTheKernelCannotTake, on the CPU.)
 TEST(Stage07GpuCluster, ResidentClustersBoundTheRulesWaves) {
   if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "this build has no cluster kernel";
@@ -1001,33 +1001,59 @@ TEST(Stage07GpuCluster, ResidentClustersBoundTheRulesWaves) {
       }
     }
   }
-  // The bytes spread_clusters() asks about (a block of the largest span, one to an SM): every
-  // size holds at least one cluster, never more than SMs / size, fewer for larger clusters.
+  // The counts at a load of 1 to kClusterRuleMaxLoad blocks per SM (clusters_at_load(), which
+  // asks about bytes that leave room for that many blocks and no more): every size holds at
+  // least one cluster at one block per SM, never more than SMs x load / size, fewer for larger
+  // clusters, more (or as many) at a higher load.
   const std::size_t target = stage07::multi_block_target(sms);
   for (std::size_t value_bytes : {2u, 4u, 8u}) {
-    std::size_t previous = std::numeric_limits<std::size_t>::max();
-    for (std::size_t blocks = 1; blocks <= stage07::kMaxClusterBlocks; ++blocks) {
-      const std::size_t spread =
-          stage07::spread_clusters(blocks, value_bytes, target, stage07::device_resident_clusters);
-      EXPECT_GE(spread, 1u) << value_bytes << "-byte values, clusters of " << blocks;
-      EXPECT_LE(spread, sms / blocks) << value_bytes << "-byte values, clusters of " << blocks;
-      EXPECT_LE(spread, previous) << value_bytes << "-byte values, clusters of " << blocks;
-      previous = spread;
+    for (std::size_t load = 1; load <= stage07::kClusterRuleMaxLoad; ++load) {
+      std::size_t previous = std::numeric_limits<std::size_t>::max();
+      for (std::size_t blocks = 1; blocks <= stage07::kMaxClusterBlocks; ++blocks) {
+        stage07::RowSplit split;
+        split.cluster_per_row = true;
+        split.blocks_per_row = blocks;
+        split.values_per_block = 64;
+        SCOPED_TRACE(std::to_string(value_bytes) + "-byte values, clusters of " +
+                     std::to_string(blocks) + ", load " + std::to_string(load));
+        const std::size_t at_load = stage07::clusters_at_load(split, load, value_bytes, target,
+                                                              stage07::device_resident_clusters);
+        EXPECT_GE(at_load, 1u);
+        EXPECT_LE(at_load, load * sms / blocks);
+        EXPECT_LE(at_load, previous);
+        if (load > 1) {
+          EXPECT_GE(at_load, stage07::clusters_at_load(split, load - 1, value_bytes, target,
+                                                       stage07::device_resident_clusters));
+        }
+        previous = at_load;
+      }
     }
   }
-  // topk_split() with the device's count reaches the spread rule: 16 rows of 32000 f32 take 6
-  // blocks exactly where 8 do not spread and 6 do.
+  // topk_split() with the device's count reaches the rule by load: 16 rows of 32000 f32 take 6
+  // blocks exactly where clusters of 8 need two blocks on some SM and clusters of 6 do not.
+  stage07::RowSplit eight_blocks, six_blocks;
+  eight_blocks.cluster_per_row = six_blocks.cluster_per_row = true;
+  eight_blocks.blocks_per_row = 8;
+  eight_blocks.values_per_block = 4032;
+  six_blocks.blocks_per_row = 6;
+  six_blocks.values_per_block = 5376;
   const std::size_t eight =
-      stage07::spread_clusters(8, 4, target, stage07::device_resident_clusters);
-  const std::size_t six = stage07::spread_clusters(6, 4, target, stage07::device_resident_clusters);
+      stage07::clusters_at_load(eight_blocks, 1, 4, target, stage07::device_resident_clusters);
+  const std::size_t six =
+      stage07::clusters_at_load(six_blocks, 1, 4, target, stage07::device_resident_clusters);
   if (sms == 132) {
     const stage07::RowSplit split = stage07::topk_split(16, 32000, 2048, 4, TopkOptions{}, target,
                                                         stage07::device_resident_clusters);
     EXPECT_TRUE(split.cluster_per_row);
     EXPECT_EQ(split.blocks_per_row, eight < 16 && six >= 16 ? 6u : 8u);
   }
+  // Then the rule's batches against the reference: those that widen to 16 blocks on an H200 (20
+  // and 32 rows of 151936), and those its load puts in 2, 4, 6 or 8 blocks (32-80 rows of 32000,
+  // 32 of 65536).
   const std::uint64_t seed = test_seed();
-  for (const Shape& shape : {Shape{20, 151936}, Shape{32, 151936}}) {
+  for (const Shape& shape :
+       {Shape{20, 151936}, Shape{32, 151936}, Shape{32, 32000}, Shape{40, 32000}, Shape{48, 32000},
+        Shape{64, 32000}, Shape{80, 32000}, Shape{32, 65536}}) {
     const std::size_t n = shape.rows * shape.row_length;
     if (n > max_test_n()) continue;
     const auto input = sortlab::generate_keys<float>(sortlab::Distribution::kUniform, n, seed + n);

@@ -1370,33 +1370,77 @@ TEST(Stage07Schedule, ResidentClustersRejectsShapesTheKernelCannotTake) {
   }
 }
 
-// Rows just past the clusters of the grid's size that the GPU spreads one block to an SM take a
-// smaller size that it does spread, down to 6 blocks, where those hold at most
-// kClusterRuleMaxValuesPerBlock values each (H200, session 30, k = 2048: 16 rows of 32000 f32
-// 0.0245 ms in 6 blocks against 0.0294 in 8; at 18-24 rows, which 6 cannot spread, 8 was as fast).
-TEST(Stage07Schedule, RowsJustPastTheSpreadTakeFewerBlocks) {
+/// A cluster split of \p blocks blocks of \p span values each.
+static stage07::RowSplit cluster_of(std::size_t blocks, std::size_t span) {
+  stage07::RowSplit split;
+  split.cluster_per_row = true;
+  split.blocks_per_row = blocks;
+  split.values_per_block = span;
+  return split;
+}
+
+// The clusters the GPU holds at a load of 1 to 4 blocks per SM: the H200's counts (its GPCs: 15
+// clusters of 8 at one block per SM, not 16), capped by what the split's own bytes allow; the
+// model's SMs x load / size; none where the device holds none.
+TEST(Stage07Schedule, ClustersAtLoad) {
   if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "no cluster kernel in this build";
-  // The H200 spreads 15 clusters of 8 or 7, 17 of 6, 22 of 5.
-  EXPECT_EQ(stage07::spread_clusters(8, 4, 528, h200_resident_clusters), 15u);
-  EXPECT_EQ(stage07::spread_clusters(6, 2, 528, h200_resident_clusters), 17u);
-  EXPECT_EQ(stage07::spread_clusters(8, 4, 528), 16u);  // the model: 132 / 8
-  EXPECT_EQ(stage07::spread_clusters(8, 4, 528, none_resident), 0u);
-  for (std::size_t bytes : {4u, 2u}) {
-    EXPECT_EQ(rule_cluster_blocks(15, 32000, bytes, h200_resident_clusters), 8u) << bytes;
-    EXPECT_EQ(rule_cluster_blocks(16, 32000, bytes, h200_resident_clusters), 6u) << bytes;
-    EXPECT_EQ(rule_cluster_blocks(17, 32000, bytes, h200_resident_clusters), 6u) << bytes;
-    EXPECT_EQ(rule_cluster_blocks(18, 32000, bytes, h200_resident_clusters), 8u)
-        << bytes;  // 6 spreads 17
-    EXPECT_EQ(rule_cluster_blocks(20, 32000, bytes, h200_resident_clusters), 7u)
-        << bytes;  // by the grid
+  const std::size_t eight_short[] = {15, 30, 45, 62}, six_short[] = {17, 39, 62, 79};
+  for (std::size_t load = 1; load <= stage07::kClusterRuleMaxLoad; ++load) {
+    EXPECT_EQ(stage07::clusters_at_load(cluster_of(8, 4000), load, 4, 528, h200_resident_clusters),
+              eight_short[load - 1])
+        << load;
+    EXPECT_EQ(stage07::clusters_at_load(cluster_of(6, 5376), load, 2, 528, h200_resident_clusters),
+              six_short[load - 1])
+        << load;
+    EXPECT_EQ(stage07::clusters_at_load(cluster_of(8, 4000), load, 4, 528), load * 132 / 8);
+    EXPECT_EQ(stage07::clusters_at_load(cluster_of(8, 4000), load, 4, 528, none_resident), 0u);
   }
-  // Spans of 6 blocks past 10240 values keep the grid's size (16 x 65536: 10944 each), and rows
-  // of 128256 then widen to 16 blocks as a few rows do.
+  // 8 blocks of 16064 f32 (about 99 KiB each): two to an SM at most, so loads 3 and 4 hold no more.
+  EXPECT_EQ(stage07::clusters_at_load(cluster_of(8, 16064), 2, 4, 528, h200_resident_clusters),
+            30u);
+  EXPECT_EQ(stage07::clusters_at_load(cluster_of(8, 16064), 4, 4, 528, h200_resident_clusters),
+            30u);
+  EXPECT_EQ(stage07::clusters_at_load(cluster_of(8, 16064), 4, 4, 528), 2u * 132 / 8);
+  // 8-byte values: the register bound keeps the kernel to 2 blocks per SM.
+  EXPECT_EQ(stage07::clusters_at_load(cluster_of(8, 2000), 4, 8, 528, h200_resident_clusters), 30u);
+  // The load: the fewest blocks per SM that hold the batch, 0 past kClusterRuleMaxLoad.
+  EXPECT_EQ(stage07::cluster_load(cluster_of(8, 4000), 15, 4, 528, h200_resident_clusters), 1u);
+  EXPECT_EQ(stage07::cluster_load(cluster_of(8, 4000), 16, 4, 528, h200_resident_clusters), 2u);
+  EXPECT_EQ(stage07::cluster_load(cluster_of(8, 4000), 62, 4, 528, h200_resident_clusters), 4u);
+  EXPECT_EQ(stage07::cluster_load(cluster_of(8, 4000), 63, 4, 528, h200_resident_clusters), 0u);
+  EXPECT_EQ(stage07::cluster_load(cluster_of(8, 16064), 31, 4, 528, h200_resident_clusters), 0u);
+}
+
+// The rule's size by load against what the H200 measured fastest (sessions 30 and 31, k = 1024
+// and 2048, f32 and bf16, clusters forced to 2-8 blocks; STEPS.md "Session 31"): every pick below
+// was the fastest size or within 3% of it, where session 30's rule lost up to 20%.
+TEST(Stage07Schedule, TheRulesSizeFollowsTheLoad) {
+  if (!stage07::cluster_schedule_built()) GTEST_SKIP() << "no cluster kernel in this build";
+  struct Pick {
+    std::size_t rows, length, blocks;
+  };
+  // Rows of 32000 (both types): 8 where it spreads one block to an SM (15 clusters), 6 where 8
+  // cannot and 6 can (16-17 rows), 8 at two blocks per SM (18-30), 6 at two (32: 8 would need
+  // three), 8 at three (40), 4 at two (48-56: 8000 values at 1.4 cost less than 16000 at one),
+  // 2 at one (64: 4 would need three), 4 at three (80), 2 at two (96-128). Rows of 65536: 8 at
+  // two (24), 6 at two (32), 4 at two (48).
+  const Pick picks[] = {{4, 32000, 8},  {15, 32000, 8},  {16, 32000, 6}, {17, 32000, 6},
+                        {18, 32000, 8}, {24, 32000, 8},  {32, 32000, 6}, {40, 32000, 8},
+                        {48, 32000, 4}, {56, 32000, 4},  {64, 32000, 2}, {80, 32000, 4},
+                        {96, 32000, 2}, {128, 32000, 2}, {24, 65536, 8}, {32, 65536, 6},
+                        {48, 65536, 4}};
+  for (const Pick& pick : picks)
+    for (std::size_t bytes : {4u, 2u})
+      EXPECT_EQ(rule_cluster_blocks(pick.rows, pick.length, bytes, h200_resident_clusters),
+                pick.blocks)
+          << pick.rows << " x " << pick.length << ", " << bytes << "-byte values";
+  // A few rows keep spans of at most kClusterRuleMaxValuesPerBlock: 16 x 65536 in 8 (6 would give
+  // 10944 each), and rows of 128256 then widen to 16 blocks as a few rows do.
   EXPECT_EQ(rule_cluster_blocks(16, 65536, 4, h200_resident_clusters), 8u);
   EXPECT_EQ(rule_cluster_blocks(16, 128256, 4, h200_resident_clusters), 16u);
-  // The model spreads 16 clusters of 8 and 18 of 7.
+  // The model (SMs x load / size) spreads 16 clusters of 8.
   EXPECT_EQ(rule_cluster_blocks(16, 32000, 4, nullptr), 8u);
-  EXPECT_EQ(rule_cluster_blocks(17, 32000, 4, nullptr), 7u);
+  EXPECT_EQ(rule_cluster_blocks(17, 32000, 4, nullptr), 6u);
 }
 
 // Many rows whose portable clusters would give each block more than kClusterRuleMaxValuesPerBlock
@@ -1419,8 +1463,8 @@ TEST(Stage07Schedule, ManyRowsTakeSixteenBlocksWhereTheyTakeFewerWaves) {
     EXPECT_EQ(rule_cluster_blocks(rows, 128256, 2, h200_resident_clusters), 8u) << rows;
     EXPECT_EQ(rule_cluster_blocks(rows, 151936, 2, h200_resident_clusters), 8u) << rows;
   }
-  // Spans of at most kClusterRuleMaxValuesPerBlock never widen: 32 rows of 32000 keep 5 blocks.
-  EXPECT_EQ(rule_cluster_blocks(32, 32000, 4, h200_resident_clusters), 5u);
+  // Spans of at most kClusterRuleMaxValuesPerBlock never widen: 32 rows of 32000 keep 6 blocks.
+  EXPECT_EQ(rule_cluster_blocks(32, 32000, 4, h200_resident_clusters), 6u);
   // The model counts 16 x 8 blocks of one per SM in one wave, 32 in two either way, and 64 rows
   // of 16 blocks (3 per SM) in 3 waves: 16 blocks there, kept. The device's count differs.
   EXPECT_EQ(rule_cluster_blocks(20, 151936, 4, nullptr), 16u);
@@ -1571,11 +1615,13 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   EXPECT_TRUE(s.cluster_per_row);
   EXPECT_EQ(s.blocks_per_row, 8u);
   EXPECT_EQ(s.values_per_block, 4032u);
-  // Many rows: spans of about 16384 values (2 blocks of 16000 for 32000), where the grid is full.
+  // Many rows: the size whose spans cost least at their load. The model holds 66 clusters of 4
+  // at two blocks per SM, so 64 rows of 32000 take 4 blocks of 8000 (an H200's GPCs hold 62:
+  // there they take 2, TheRulesSizeFollowsTheLoad), 128 and 256 rows 2 blocks of 16000.
   s = resolve(64, 32000, 4);
   EXPECT_TRUE(s.cluster_per_row);
-  EXPECT_EQ(s.blocks_per_row, 3u);  // every one of 132 SMs a block
-  EXPECT_EQ(s.values_per_block, 10688u);
+  EXPECT_EQ(s.blocks_per_row, 4u);
+  EXPECT_EQ(s.values_per_block, 8000u);
   for (std::size_t rows : {128u, 256u}) {
     s = resolve(rows, 32000, 4);
     EXPECT_TRUE(s.cluster_per_row) << rows;
@@ -1635,9 +1681,10 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   // 64, 128, 256 of 32000, 128256, 151936.
   const std::size_t batches[] = {1, 16, 64, 128, 256};
   const std::size_t vocabularies[] = {32000, 128256, 151936};
-  // 16 rows of 32000: 6 blocks, since an H200 spreads 15 clusters of 8 one block to an SM, 17 of 6.
-  const std::size_t f32_blocks[3][5] = {{8, 6, 3, 2, 2}, {16, 16, 8, 0, 0}, {16, 16, 0, 0, 0}};
-  const std::size_t bf16_blocks[3][5] = {{8, 6, 3, 2, 2}, {16, 16, 8, 8, 0}, {16, 16, 8, 8, 0}};
+  // 16 rows of 32000: 6 blocks, since an H200 spreads 15 clusters of 8 one block to an SM, 17 of 6;
+  // 64 rows: 2 blocks at one per SM (session 31; 3 before).
+  const std::size_t f32_blocks[3][5] = {{8, 6, 2, 2, 2}, {16, 16, 8, 0, 0}, {16, 16, 0, 0, 0}};
+  const std::size_t bf16_blocks[3][5] = {{8, 6, 2, 2, 2}, {16, 16, 8, 8, 0}, {16, 16, 8, 8, 0}};
   for (int v = 0; v < 3; ++v)
     for (int b = 0; b < 5; ++b)
       for (std::size_t bytes : {4u, 2u}) {
