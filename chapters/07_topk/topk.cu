@@ -245,7 +245,10 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
   const bool fits = sampled_rows_fit_one_block(plan, row_length, capped.blocks_per_row,
                                                kOneBlockListEntries, kMaxSampledRegions);
   const bool long_rows = row_length >= 2 * kSampledBatchMinLength;
-  if (fits && (num_rows >= kSampledBatchMinRows || long_rows)) return capped;
+  // Fewer rows of up to kSampledBatchClusterMaxLength values: the cluster rule.
+  const bool cluster_rows =
+      num_rows <= kSampledBatchClusterMaxRows && row_length <= kSampledBatchClusterMaxLength;
+  if (fits && (num_rows >= kSampledBatchMinRows || (long_rows && !cluster_rows))) return capped;
   // Many shorter rows whose lists only the large list holds (k = 1024, 2048 of 32000): streamed
   // by the sample pass rather than held in the two waves of clusters they would need.
   if (!long_rows && num_rows >= kSampledBatchLargeListMinRows &&

@@ -466,10 +466,21 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
 
 /// Batches of long rows where the rule's last word goes to the sample pass: rows of at least
 /// kSampledBatchMinLength values and at least kSampledBatchMinRows rows (kSampledBatchMinRows /
-/// 4 rows of at least 2 x kSampledBatchMinLength), split as select_schedule() splits them.
+/// 4 rows of at least 2 x kSampledBatchMinLength, but for kSampledBatchClusterMaxRows), split as
+/// select_schedule() splits them.
 inline constexpr std::size_t kSampledBatchMinRows = 64;
 /// See kSampledBatchMinRows.
 inline constexpr std::size_t kSampledBatchMinLength = 32000;
+/// Batches of kSampledBatchMinRows / 4 up to this many rows of 2 x kSampledBatchMinLength to
+/// kSampledBatchClusterMaxLength values take the cluster rule instead of the sample pass. On an
+/// H200 (session 31, k = 50 and 256, both against the sample pass in the same run): 16-40 rows of
+/// 65536 ran 1-26% faster in the rule's clusters of 6 or 8 blocks (17 x 65536 bf16 at k = 50 0.0201
+/// ms against 0.0264), while 48-63 rows (clusters of 4 blocks of 16384 values) ran up to 59%
+/// slower, 40 rows of 80000 2-8% slower (f32 k = 256 1% faster), 16 and 40 rows of 98303 8-52%
+/// slower.
+inline constexpr std::size_t kSampledBatchClusterMaxRows = 40;
+/// See kSampledBatchClusterMaxRows (16 rows of 80000, 3-17% faster in clusters, stay sampled).
+inline constexpr std::size_t kSampledBatchClusterMaxLength = 65536;
 
 /// Fewest rows of kSampledBatchMinLength to 2 x kSampledBatchMinLength values for which the rule
 /// takes the sample pass and the one-block finish with the large list (kSampledListEntries:

@@ -1730,9 +1730,21 @@ TEST(Stage07Schedule, SampledBatchSplit) {
   s = split(256, 151936, 50);
   EXPECT_TRUE(s.several_blocks);
   EXPECT_EQ(s.blocks_per_row, 2u);
-  EXPECT_FALSE(split(1, 128256, 50).several_blocks);     // a single row: the cluster
-  EXPECT_FALSE(split(15, 128256, 50).several_blocks);    // too few rows
-  EXPECT_FALSE(split(16, 32000, 50).several_blocks);     // 16 short rows
+  EXPECT_FALSE(split(1, 128256, 50).several_blocks);   // a single row: the cluster
+  EXPECT_FALSE(split(15, 128256, 50).several_blocks);  // too few rows
+  EXPECT_FALSE(split(16, 32000, 50).several_blocks);   // 16 short rows
+  // 16-40 rows of up to kSampledBatchClusterMaxLength values take the cluster rule (65536:
+  // faster there on an H200, session 31); longer rows, or more rows, the sample pass.
+  constexpr std::size_t kClusterLength = stage07::kSampledBatchClusterMaxLength;
+  for (std::size_t rows : {16u, 17u, 32u, 40u}) {
+    EXPECT_FALSE(split(rows, 65536, 50).several_blocks) << rows;
+    EXPECT_FALSE(split(rows, kClusterLength, 50).several_blocks) << rows;
+    EXPECT_TRUE(split(rows, kClusterLength + 1, 50).several_blocks) << rows;
+  }
+  static_assert(stage07::kSampledBatchClusterMaxRows == 40);
+  for (std::size_t rows : {41u, 48u, 63u})
+    EXPECT_TRUE(split(rows, 65536, 50).several_blocks) << rows;
+  EXPECT_TRUE(split(64, 65536, 50).several_blocks);
   EXPECT_FALSE(split(16, 128256, 1024).several_blocks);  // 16 rows, list too long
   EXPECT_FALSE(split(64, 32000, 1024).several_blocks);   // short rows, list too long
   // From kSampledBatchLargeListMinRows rows of 32000, k = 1024 and 2048 take the large list.
