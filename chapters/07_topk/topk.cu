@@ -141,23 +141,45 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 
 namespace {
 
+/// The longest span the rule gives a block of a cluster when rows are many:
+/// kClusterRuleMaxSpanValues values, or as many bytes of 2-byte values in rows that clusters of
+/// kPortableClusterBlocks hold in such spans (the rows the measurements covered).
+std::size_t cluster_rule_max_span(std::size_t value_bytes, std::size_t row_length) {
+  const bool measured_bytes =
+      value_bytes == 2 && row_length <= kPortableClusterBlocks * kClusterRuleMaxSpanValues;
+  return measured_bytes ? 2 * kClusterRuleMaxSpanValues : kClusterRuleMaxSpanValues;
+}
+
 /// The rule's cluster size by load (resolve_schedule(), kClusterLoadCostTenths): of the even
-/// sizes up to kPortableClusterBlocks that hold the row in spans of at most \p max_span values
-/// and hold the batch at a load of at most kClusterRuleMaxLoad, the one whose span costs least at
-/// its load (the smaller on a tie); 0 when none does.
+/// sizes up to kPortableClusterBlocks, and kMaxClusterBlocks where a row's spans in
+/// kPortableClusterBlocks would pass kClusterRuleMaxValuesPerBlock and its own do not, that hold
+/// the row in spans of at most \p max_span values and hold the batch at a load of at most
+/// kClusterRuleMaxLoad, the one whose span costs least at its load (the smaller on a tie); 0 when
+/// none does.
 std::size_t cluster_blocks_by_load(std::size_t num_rows, std::size_t row_length,
                                    std::size_t value_bytes, std::size_t max_span,
                                    std::size_t target_blocks, ResidentClusters resident) {
+  // 16 blocks only for long rows: on short ones their fixed costs (16 blocks' barriers and
+  // remote loads) lose to 8 even where the load favours them (12 x 32000: 17% slower in 16).
+  const bool long_rows =
+      divide_up(row_length, kPortableClusterBlocks) > kClusterRuleMaxValuesPerBlock;
   std::size_t best_blocks = 0, best_cost = std::numeric_limits<std::size_t>::max();
-  for (std::size_t blocks = 2; blocks <= kPortableClusterBlocks; blocks += 2) {
+  for (std::size_t blocks = 2; blocks <= kMaxClusterBlocks; blocks += 2) {
+    if (blocks > kPortableClusterBlocks && (blocks != kMaxClusterBlocks || !long_rows)) continue;
     const RowSplit split = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
     // cluster_split() raises a size to the fewest blocks that hold the row: not this size.
+    // 16 blocks only with spans no longer than a few rows' (1 x 200000 f32 in 16 blocks of 12544
+    // was slower than several blocks per row).
+    const std::size_t longest = blocks > kPortableClusterBlocks
+                                    ? std::min(max_span, kClusterRuleMaxValuesPerBlock)
+                                    : max_span;
     if (!split.cluster_per_row || split.blocks_per_row != blocks ||
-        split.values_per_block > max_span)
+        split.values_per_block > longest)
       continue;
     const std::size_t load = cluster_load(split, num_rows, value_bytes, target_blocks, resident);
     if (load == 0) continue;
-    const std::size_t cost = split.values_per_block * kClusterLoadCostTenths[load - 1];
+    std::size_t cost = split.values_per_block * kClusterLoadCostTenths[load - 1];
+    if (blocks > kPortableClusterBlocks) cost = cost * kWideClusterCostPercent / 100;
     if (cost < best_cost) {
       best_cost = cost;
       best_blocks = blocks;
@@ -185,31 +207,33 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
   // spans must stay within kClusterRuleMaxValuesPerBlock (what the rule keeps for them below).
   const std::size_t by_grid = divide_up(multiprocessors_of(target_blocks), num_rows);
   const bool few_rows = by_grid > kPortableClusterBlocks;
-  const std::size_t max_span = few_rows ? kClusterRuleMaxValuesPerBlock : kClusterRuleMaxSpanValues;
+  const std::size_t max_span =
+      few_rows ? kClusterRuleMaxValuesPerBlock : cluster_rule_max_span(value_bytes, row_length);
   if (options.cluster_blocks == 0) {
     std::size_t blocks = cluster_blocks_by_load(num_rows, row_length, value_bytes, max_span,
                                                 target_blocks, resident);
-    if (blocks == 0) {
+    if (blocks != 0) {
+      cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
+    } else {
       // No size holds the batch within kClusterRuleMaxLoad blocks per SM (or a row needs more
       // blocks than kPortableClusterBlocks): the grid's size, or spans of kClusterRuleSpanValues.
       const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
       // At least 2: a cluster of one block was never measured against several blocks per row.
       blocks = std::min(std::max({by_grid, by_span, std::size_t{2}}), kPortableClusterBlocks);
-    }
-    cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
-    // A few rows may spread over the largest cluster to bring their spans down.
-    if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock) {
-      const RowSplit widest =
-          cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
-      // Many rows with such spans: the largest cluster only where its blocks (shorter, more to
-      // an SM) take fewer waves (H200, session 30, k = 2048: f32 20 x 151936 0.040 ms in 16
-      // blocks against 0.061 in 8, 32 rows 0.066 against 0.086; 24 rows, equal waves by the
-      // device's count, within 4%; bf16 24 x 128256, one wave either way, 5% slower in 16).
-      const bool fewer_waves =
-          widest.cluster_per_row &&
-          cluster_waves(widest, num_rows, value_bytes, target_blocks, resident) <
-              cluster_waves(cluster, num_rows, value_bytes, target_blocks, resident);
-      if (few_rows || fewer_waves) cluster = widest;
+      cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
+      // A few rows may spread over the largest cluster to bring their spans down.
+      if (cluster.cluster_per_row && cluster.values_per_block > kClusterRuleMaxValuesPerBlock) {
+        const RowSplit widest =
+            cluster_split(num_rows, row_length, value_bytes, kMaxClusterBlocks, target_blocks);
+        // Many rows with such spans: the largest cluster only where its blocks (shorter, more
+        // to an SM) take fewer waves (H200, session 30, k = 2048: f32 32 x 151936 0.066 ms in
+        // 16 blocks against 0.086 in 8).
+        const bool fewer_waves =
+            widest.cluster_per_row &&
+            cluster_waves(widest, num_rows, value_bytes, target_blocks, resident) <
+                cluster_waves(cluster, num_rows, value_bytes, target_blocks, resident);
+        if (few_rows || fewer_waves) cluster = widest;
+      }
     }
   }
   // A few rows take one wave; their spans decide (kClusterRuleMaxValuesPerBlock). Many rows:

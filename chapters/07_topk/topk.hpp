@@ -353,6 +353,14 @@ inline constexpr std::size_t kClusterRuleMaxLoad = 4;
 /// Even sizes only: clusters of 3, 5 and 7 ran slower than their counts predict (never fastest by
 /// more than 2%).
 inline constexpr std::size_t kClusterLoadCostTenths[kClusterRuleMaxLoad] = {10, 14, 22, 35};
+/// What a block of a cluster of kMaxClusterBlocks costs over kClusterLoadCostTenths, in per cent:
+/// its passes wait on twice the blocks (cluster barriers, the remote loads of the count sum).
+/// Fitted on an H200 (session 31), where the measurements bound it to 121-126%: f32 17 x 100000
+/// ran 4-6% faster in 6 blocks at one per SM than in 16 at three (so more than 121%), while f32 and
+/// bf16 20 x 151936 and bf16 17 x 128256 ran 7-34% faster in 16 blocks at three per SM than in 8
+/// at two (so less than 126%). A narrow window: shapes near it run about as fast either way but for
+/// those named.
+inline constexpr std::size_t kWideClusterCostPercent = 124;
 /// A few rows (so few that 8 blocks each leave SMs idle: at most 16 on an H100) spread over
 /// kMaxClusterBlocks blocks when the rule's cluster would give a block more than this many
 /// values, and keep the cluster only when their blocks then hold at most this many: a few rows

@@ -1064,6 +1064,22 @@ TEST(Stage07GpuCluster, ResidentClustersBoundTheRulesWaves) {
       ASSERT_TRUE(difference.empty()) << difference;
     }
   }
+  // 2-byte values: the sizes whose spans the rule keeps up to twice kClusterRuleMaxSpanValues
+  // (6 blocks for 32 x 128256 and 17 x 100000, 4 for 48 x 100000) and 16 blocks at three per SM
+  // (20 x 128256).
+  for (const Shape& shape :
+       {Shape{17, 100000}, Shape{20, 128256}, Shape{32, 128256}, Shape{48, 100000}}) {
+    const std::size_t n = shape.rows * shape.row_length;
+    if (n > max_test_n()) continue;
+    const auto input =
+        sortlab::generate_keys<__nv_bfloat16>(sortlab::Distribution::kUniform, n, seed + n + 7);
+    for (std::size_t k : {std::size_t{50}, std::size_t{2048}}) {
+      SCOPED_TRACE(case_label(n, "uniform bf16", seed) + " rows=" + std::to_string(shape.rows) +
+                   " k=" + std::to_string(k));
+      const std::string difference = run_and_compare(input, shape, k, TopkOptions{});
+      ASSERT_TRUE(difference.empty()) << difference;
+    }
+  }
 }
 
 // The cluster's candidate list at its edge: one block (cluster_blocks = 1) holds a row of 1553

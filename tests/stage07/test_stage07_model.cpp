@@ -1457,12 +1457,28 @@ TEST(Stage07Schedule, ManyRowsTakeSixteenBlocksWhereTheyTakeFewerWaves) {
   EXPECT_EQ(rule_cluster_blocks(48, 151936, 4, h200_resident_clusters), 16u);  // 3 against 4
   EXPECT_EQ(rule_cluster_blocks(64, 151936, 4, h200_resident_clusters),
             0u);  // 4 against 5: too many
-  // Equal waves keep 8: f32 rows of 128256 (2 and 4 blocks per SM), bf16 rows of 151936.
-  for (std::size_t rows : {20u, 24u, 32u}) {
-    EXPECT_EQ(rule_cluster_blocks(rows, 128256, 4, h200_resident_clusters), 8u) << rows;
-    EXPECT_EQ(rule_cluster_blocks(rows, 128256, 2, h200_resident_clusters), 8u) << rows;
-    EXPECT_EQ(rule_cluster_blocks(rows, 151936, 2, h200_resident_clusters), 8u) << rows;
+  // By load (session 31): 20 rows take 16 blocks at three per SM (8 would need two), 24 rows 8 at
+  // two (16 would need four); bf16 32 rows take 6 at two, whose spans of 2-byte values (21376,
+  // 25344) the rule keeps up to twice kClusterRuleMaxSpanValues.
+  for (std::size_t bytes : {4u, 2u}) {
+    EXPECT_EQ(rule_cluster_blocks(20, 128256, bytes, h200_resident_clusters), 16u) << bytes;
+    EXPECT_EQ(rule_cluster_blocks(24, 128256, bytes, h200_resident_clusters), 8u) << bytes;
   }
+  EXPECT_EQ(rule_cluster_blocks(20, 151936, 2, h200_resident_clusters), 16u);
+  EXPECT_EQ(rule_cluster_blocks(24, 151936, 2, h200_resident_clusters), 8u);
+  EXPECT_EQ(rule_cluster_blocks(32, 128256, 4, h200_resident_clusters), 8u);
+  EXPECT_EQ(rule_cluster_blocks(32, 128256, 2, h200_resident_clusters), 6u);
+  EXPECT_EQ(rule_cluster_blocks(32, 151936, 2, h200_resident_clusters), 6u);
+  // 16 blocks cost kWideClusterCostPercent more (session 31): 17 rows of 100000 take 6 blocks at
+  // one per SM (16704 values) rather than 16 at three (6272 x 2.2 x 1.24 = 17109), 20 rows 16
+  // (6 would need two per SM); bf16 17 x 128256 takes 6 (21376 against 17109 x 8064 / 6272 =
+  // 21998).
+  for (std::size_t bytes : {4u, 2u}) {
+    EXPECT_EQ(rule_cluster_blocks(17, 100000, bytes, h200_resident_clusters), 6u) << bytes;
+    EXPECT_EQ(rule_cluster_blocks(20, 100000, bytes, h200_resident_clusters), 16u) << bytes;
+  }
+  EXPECT_EQ(rule_cluster_blocks(17, 128256, 2, h200_resident_clusters), 6u);
+  EXPECT_EQ(rule_cluster_blocks(17, 128256, 4, h200_resident_clusters), 16u);  // 6 > 19456 each
   // Spans of at most kClusterRuleMaxValuesPerBlock never widen: 32 rows of 32000 keep 6 blocks.
   EXPECT_EQ(rule_cluster_blocks(32, 32000, 4, h200_resident_clusters), 6u);
   // The model counts 16 x 8 blocks of one per SM in one wave, 32 in two either way, and 64 rows
@@ -1629,7 +1645,9 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
     EXPECT_EQ(s.values_per_block, 16000u) << rows;
   }
   // A few rows take 16 blocks where 8 would hold more than 10240 values each: 16 x 128256 f32
-  // (8064 each), 16 x 151936 bf16 (9536); 17 rows fill the 132 SMs with 8 blocks each.
+  // (8064 each), 16 x 151936 bf16 (9536). 17 rows by the model (SMs x load / size: 16 clusters of
+  // 8 at one block per SM, 16 of 16 at two): 8 blocks cost 16064 x 1.4 = 22490, 16 blocks
+  // 8064 x 2.2 x 1.24 = 21998, so 16.
   s = resolve(16, 128256, 4);
   EXPECT_TRUE(s.cluster_per_row);
   EXPECT_EQ(s.blocks_per_row, 16u);
@@ -1638,8 +1656,8 @@ TEST(Stage07Schedule, ResolvedScheduleOnAnH100) {
   EXPECT_EQ(resolve(16, 32000, 4).blocks_per_row, 8u);  // 4032 each: 8 suffice
   s = resolve(17, 128256, 4);
   EXPECT_TRUE(s.cluster_per_row);
-  EXPECT_EQ(s.blocks_per_row, 8u);
-  EXPECT_EQ(s.values_per_block, 16064u);
+  EXPECT_EQ(s.blocks_per_row, 16u);
+  EXPECT_EQ(s.values_per_block, 8064u);
   // The waves decide between the cluster and several blocks per row: 64 rows of 128256 f32 take
   // 2 (2 blocks of 100 KiB per SM), 128 rows 4; bf16 spans are half as long (3 blocks per SM):
   // 128 rows take 3 waves, 256 rows 6.
