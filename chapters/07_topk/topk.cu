@@ -202,9 +202,10 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
       cluster_split(num_rows, row_length, value_bytes, options.cluster_blocks, target_blocks);
   if (options.schedule == TopkSchedule::kClusterPerRow)
     return cluster.cluster_per_row ? cluster : split;
-  // The rule's size (topk.hpp): the even size whose spans cost least at the load the batch puts
-  // on the SMs. A few rows: so few that clusters of kPortableClusterBlocks leave SMs idle; their
-  // spans must stay within kClusterRuleMaxValuesPerBlock (what the rule keeps for them below).
+  // The rule's size (topk.hpp): the size whose spans cost least at the load the batch puts on the
+  // SMs (cluster_blocks_by_load()). A few rows: so few that clusters of kPortableClusterBlocks
+  // leave SMs idle; their spans must stay within kClusterRuleMaxValuesPerBlock (what the rule
+  // keeps for them below).
   const std::size_t by_grid = divide_up(multiprocessors_of(target_blocks), num_rows);
   const bool few_rows = by_grid > kPortableClusterBlocks;
   const std::size_t max_span =

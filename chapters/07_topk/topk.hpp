@@ -373,7 +373,10 @@ inline constexpr std::size_t kClusterRuleMaxValuesPerBlock = 10240;
 /// Longest span, in values, the rule gives a block of a cluster when rows are many: the longest
 /// the measurements of 2026-11-28 covered (151936-value rows in 8 blocks, 18992 values: faster
 /// than several blocks per row in bf16 at 64 and 128 rows, slower in f32 at 64 rows, where the
-/// waves already exclude it). Longer spans, unmeasured, keep several blocks per row.
+/// waves already exclude it). Longer spans, unmeasured, keep several blocks per row. 2-byte values
+/// of rows of at most 8 x 19456 values may take twice as many, as many bytes (session 31, H200:
+/// bf16 32 x 128256 and 32 x 151936 in 6 blocks of 21376 and 25344 values, 5-9% faster than in 8;
+/// 48 x 128256 in 4 of 32064, 4% faster).
 inline constexpr std::size_t kClusterRuleMaxSpanValues = 19456;
 /// Most bytes of a row one block of a cluster holds in shared memory: 96 KiB. With its candidate
 /// list (or lane counters) and static storage a block of the largest span takes about 150 KiB
@@ -453,16 +456,19 @@ RowSplit select_schedule(std::size_t num_rows, std::size_t row_length, const Top
 /// the call may use it (forced, or the rule's choice of several blocks per row with no span
 /// given, in a build that has the cluster kernel) and a cluster holds the row, cluster_split().
 /// Forced, with TopkOptions::cluster_blocks. By the rule: of the even sizes 2 to
-/// kPortableClusterBlocks whose spans are at most kClusterRuleMaxSpanValues values (a few rows:
-/// kClusterRuleMaxValuesPerBlock) and whose load
-/// (cluster_load()) is at most kClusterRuleMaxLoad, the one whose `span x
-/// kClusterLoadCostTenths[load - 1]` is least (the smaller size on a tie); where none is, blocks
+/// kPortableClusterBlocks, and kMaxClusterBlocks for rows whose spans in kPortableClusterBlocks
+/// would hold more than kClusterRuleMaxValuesPerBlock values (its own at most that many), whose
+/// spans are at most kClusterRuleMaxSpanValues values (twice that for 2-byte values in rows of at
+/// most kPortableClusterBlocks x kClusterRuleMaxSpanValues; a few rows:
+/// kClusterRuleMaxValuesPerBlock) and whose load (cluster_load()) is at most kClusterRuleMaxLoad,
+/// the one whose `span x kClusterLoadCostTenths[load - 1]` (kMaxClusterBlocks:
+/// kWideClusterCostPercent more) is least (the smaller size on a tie); where none is, blocks
 /// enough to give every SM one (a few rows) or spans of about kClusterRuleSpanValues (many rows),
-/// whichever is more, at least 2 and at most kPortableClusterBlocks. Then a few rows take
+/// whichever is more, at least 2 and at most kPortableClusterBlocks, and then a few rows take
 /// kMaxClusterBlocks when their blocks would hold more than kClusterRuleMaxValuesPerBlock values,
-/// and many rows where such spans take fewer waves in it (cluster_waves()); kept only when
-/// cluster_waves() is at most kClusterRuleMaxWaves and the spans are at most
-/// kClusterRuleMaxSpanValues (a few rows: kClusterRuleMaxValuesPerBlock) values. Pure host
+/// and many rows where such spans take fewer waves in it (cluster_waves()). Kept only when
+/// cluster_waves() is at most kClusterRuleMaxWaves (a few rows: any) and the spans are within the
+/// bound above. Pure host
 /// arithmetic but for \p resident (the GPU tests ask which schedule ran). \param num_rows rows
 /// \param row_length values per row \param value_bytes sizeof(T) \param options the schedule
 /// options \param target_blocks multi_block_target() of the device \param resident the clusters the
