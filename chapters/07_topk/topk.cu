@@ -216,8 +216,9 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
     if (blocks != 0) {
       cluster = cluster_split(num_rows, row_length, value_bytes, blocks, target_blocks);
     } else {
-      // No size holds the batch within kClusterRuleMaxLoad blocks per SM (or a row needs more
-      // blocks than kPortableClusterBlocks): the grid's size, or spans of kClusterRuleSpanValues.
+      // No size holds the batch within kClusterRuleMaxLoad blocks per SM, none keeps its spans
+      // within max_span, or a row needs more blocks than kPortableClusterBlocks: the grid's size,
+      // or spans of kClusterRuleSpanValues.
       const std::size_t by_span = divide_up(row_length, kClusterRuleSpanValues);
       // At least 2: a cluster of one block was never measured against several blocks per row.
       blocks = std::min(std::max({by_grid, by_span, std::size_t{2}}), kPortableClusterBlocks);
@@ -238,8 +239,9 @@ RowSplit resolve_schedule(std::size_t num_rows, std::size_t row_length, std::siz
     }
   }
   // A few rows take one wave; their spans decide (kClusterRuleMaxValuesPerBlock). Many rows:
-  // the waves, and spans no longer than measured (kClusterRuleMaxSpanValues). Never a cluster the
-  // device cannot hold at all (no waves count it).
+  // the waves, and spans no longer than measured (max_span: kClusterRuleMaxSpanValues, twice that
+  // for 2-byte values in rows that cluster_rule_max_span() names). Never a cluster the device
+  // cannot hold at all (no waves count it).
   if (!cluster.cluster_per_row) return split;
   const std::size_t waves = cluster_waves(cluster, num_rows, value_bytes, target_blocks, resident);
   const bool kept = waves != std::numeric_limits<std::size_t>::max() &&
@@ -270,9 +272,10 @@ RowSplit sampled_batch_split(std::size_t num_rows, std::size_t row_length, std::
   const bool fits = sampled_rows_fit_one_block(plan, row_length, capped.blocks_per_row,
                                                kOneBlockListEntries, kMaxSampledRegions);
   const bool long_rows = row_length >= 2 * kSampledBatchMinLength;
-  // Fewer rows of up to kSampledBatchClusterMaxLength values: the cluster rule.
-  const bool cluster_rows =
-      num_rows <= kSampledBatchClusterMaxRows && row_length <= kSampledBatchClusterMaxLength;
+  // Fewer rows of up to kSampledBatchClusterMaxLength values: the cluster rule, in a build that
+  // has the cluster kernel (without it the sample pass stays, as measured before).
+  const bool cluster_rows = cluster_schedule_built() && num_rows <= kSampledBatchClusterMaxRows &&
+                            row_length <= kSampledBatchClusterMaxLength;
   if (fits && (num_rows >= kSampledBatchMinRows || (long_rows && !cluster_rows))) return capped;
   // Many shorter rows whose lists only the large list holds (k = 1024, 2048 of 32000): streamed
   // by the sample pass rather than held in the two waves of clusters they would need.

@@ -325,7 +325,8 @@ inline constexpr std::size_t kMaxClusterBlocks = 16;
 /// Most blocks the rule gives a cluster to spread a few rows over the GPU: 8, the size every
 /// sm_90 GPU supports (a row longer than 8 blocks hold still gets more).
 inline constexpr std::size_t kPortableClusterBlocks = 8;
-/// The rule's span for a cluster: about this many values per block. A block's passes cost a
+/// The span of the rule's fallback (resolve_schedule(): where no size holds the batch within
+/// kClusterRuleMaxLoad blocks per SM): about this many values per block. A block's passes cost a
 /// fixed part (cluster barriers, the digit choice, the answer gather) and a part per value, so
 /// where rows are many the fewest blocks that still fill the GPU win: measured on the H100
 /// (2026-11-28, sorted, k = 50 and 2048, clusters forced to 2, 4 and 8 blocks), 64-256 rows of
@@ -348,18 +349,19 @@ inline constexpr std::size_t kClusterRuleMaxLoad = 4;
 /// two blocks' passes are latency, and their waits overlap; a third and a fourth are nearly full
 /// price (the measurements bound the fourth's only from below, at 3.0; 3.5 leaves a margin). Fitted
 /// on an H200 (sessions 30 and 31, k = 1024 and 2048, f32 and bf16, 13-128 rows of 32000 and 13-48
-/// of 65536 in clusters of 2-8, 78 shapes): the size it picks is the fastest or within 3% of it at
-/// every shape, where the rule of session 30 lost up to 20% (mean 8.6% at 32-128 rows of 32000).
-/// Even sizes only: clusters of 3, 5 and 7 ran slower than their counts predict (never fastest by
-/// more than 2%).
+/// of 65536 in clusters of 2-8, 78 shapes): the size it picks is the fastest of the even sizes or
+/// within 3% of it at every shape, where the rule of session 30 lost up to 20% (mean 8.6% at
+/// 32-128 rows of 32000). Even sizes only: clusters of 3, 5 and 7 ran slower than their counts
+/// predict, and were fastest by more than 2% only at bf16 32 x 65536 (7 blocks, 9% faster than 6).
 inline constexpr std::size_t kClusterLoadCostTenths[kClusterRuleMaxLoad] = {10, 14, 22, 35};
 /// What a block of a cluster of kMaxClusterBlocks costs over kClusterLoadCostTenths, in per cent:
 /// its passes wait on twice the blocks (cluster barriers, the remote loads of the count sum).
-/// Fitted on an H200 (session 31), where the measurements bound it to 121-126%: f32 17 x 100000
-/// ran 4-6% faster in 6 blocks at one per SM than in 16 at three (so more than 121%), while f32 and
-/// bf16 20 x 151936 and bf16 17 x 128256 ran 7-34% faster in 16 blocks at three per SM than in 8
-/// at two (so less than 126%). A narrow window: shapes near it run about as fast either way but for
-/// those named.
+/// Fitted on an H200 (session 31), and no value fits every measured shape: f32 17 x 100000 ran
+/// 4-6% faster in 6 blocks at one per SM than in 16 at three (so more than 121.1%); f32 and bf16
+/// 20 x 151936 ran 12-35% faster in 16 blocks at three per SM than in 8 at two (so less than
+/// 126.8%); bf16 17 x 128256 and 17 x 151936 ran 1-4% faster in 16 blocks than in 6 at one per SM
+/// (so less than 120.5%). 124% keeps every measured shape within 1% of the rule before it or
+/// faster, and gives up those 1-4%.
 inline constexpr std::size_t kWideClusterCostPercent = 124;
 /// A few rows (so few that 8 blocks each leave SMs idle: at most 16 on an H100) spread over
 /// kMaxClusterBlocks blocks when the rule's cluster would give a block more than this many
@@ -537,7 +539,9 @@ SORTLAB_HOST_DEVICE constexpr std::size_t list_capacity_for(std::size_t row_leng
 /// instead of resolve_schedule()'s cluster or sample rule. Where each row's sampled list fits one
 /// block (sampled_rows_fit_one_block(), with at most 32 blocks per row so the regions fit), that
 /// split is returned for batches of at least kSampledBatchMinRows rows of at least
-/// kSampledBatchMinLength values or a quarter as many rows of twice that length, and topk() then
+/// kSampledBatchMinLength values or a quarter as many rows of twice that length (but not up to
+/// kSampledBatchClusterMaxRows rows of at most kSampledBatchClusterMaxLength values, in a build
+/// with the cluster kernel: those take the cluster rule), and topk() then
 /// finishes each row in one block; where the list does not fit, the digit passes follow the
 /// sample pass, for at least kSampledBatchMinRows rows of at least 2 x kSampledBatchMinLength
 /// values. Elsewhere a split with `several_blocks` false: resolve_schedule() decides.

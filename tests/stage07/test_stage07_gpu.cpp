@@ -1046,6 +1046,22 @@ TEST(Stage07GpuCluster, ResidentClustersBoundTheRulesWaves) {
                                                         stage07::device_resident_clusters);
     EXPECT_TRUE(split.cluster_per_row);
     EXPECT_EQ(split.blocks_per_row, eight < 16 && six >= 16 ? 6u : 8u);
+    // Where the load decides what session 30's rule did not (H200: 32 rows of 32000 in 6 blocks,
+    // not 5; 64 rows in 2 at one per SM, not 3), as the device counts them: the smaller span at
+    // the same load wins, so the pick is never an odd size and never 3 or 5 blocks.
+    for (std::size_t rows : {32u, 64u}) {
+      const stage07::RowSplit by_load = stage07::topk_split(
+          rows, 32000, 2048, 4, TopkOptions{}, target, stage07::device_resident_clusters);
+      EXPECT_TRUE(by_load.cluster_per_row) << rows;
+      EXPECT_EQ(by_load.blocks_per_row % 2, 0u) << rows;
+    }
+  }
+  // 16 and 32 rows of 65536 at k = 50 take the cluster rule, not the sample pass (session 31).
+  for (std::size_t rows : {16u, 32u}) {
+    EXPECT_TRUE(stage07::topk_split(rows, 65536, 50, 4, TopkOptions{}, target,
+                                    stage07::device_resident_clusters)
+                    .cluster_per_row)
+        << rows;
   }
   // Then the rule's batches against the reference: those that widen to 16 blocks on an H200 (20
   // and 32 rows of 151936), those its load puts in 2, 4, 6 or 8 blocks (32-80 rows of 32000, 32
@@ -1065,8 +1081,8 @@ TEST(Stage07GpuCluster, ResidentClustersBoundTheRulesWaves) {
     }
   }
   // 2-byte values: the sizes whose spans the rule keeps up to twice kClusterRuleMaxSpanValues
-  // (6 blocks for 32 x 128256 and 17 x 100000, 4 for 48 x 100000) and 16 blocks at three per SM
-  // (20 x 128256).
+  // (6 blocks for 32 x 128256, 4 for 48 x 100000), 16 blocks at three per SM (20 x 128256), and 6
+  // at one per SM where 16 cost kWideClusterCostPercent more (17 x 100000).
   for (const Shape& shape :
        {Shape{17, 100000}, Shape{20, 128256}, Shape{32, 128256}, Shape{48, 100000}}) {
     const std::size_t n = shape.rows * shape.row_length;
@@ -1499,7 +1515,7 @@ void capture_and_replay(const TopkOptions& options, const Shape& shape, std::siz
 
 // The rule's cluster size asks the device how many clusters it holds (device_resident_clusters():
 // a function attribute and an occupancy query, cached per process). Captured in the strictest
-// mode on a batch the rule gives a cluster (16 rows of 32000: its spread rule), the call must
+// mode on a batch the rule gives a cluster (16 rows of 32000: 6 blocks by load), the call must
 // queue only its kernel. Run alone (a filter of this one test) the cache is cold, so the queries
 // themselves run inside the capture.
 TEST(Stage07GpuEdges, CudaGraphCapturesTheRulesClusterInGlobalMode) {
