@@ -5,10 +5,12 @@
 /// Verified on the H100 (ctest -L stage08, compute-sanitizer); against CUB: README.
 ///
 /// The onesweep kernel reads as its phases: take a tile, load, count, publish aggregate, rank
-/// (warp multi-split), scatter to shared, look back, scatter to global. Threads 0 .. kDigits - 1
+/// (warp multi-split), scatter to shared (a pair sort's values staged beside the keys by
+/// asynchronous copies), look back, scatter to global. Threads 0 .. kDigits - 1
 /// do the per-digit work, one digit value each.
 #pragma once
 
+#include <cuda_pipeline_primitives.h>
 #include <cuda/atomic>
 
 #include <cstddef>
@@ -239,29 +241,17 @@ struct OnesweepTile {
   static constexpr std::uint32_t kWarpItems = 32 * kK;  ///< a warp's share of the tile
   /// The key's raw bits: what the exchange buffer holds.
   using Bits = typename KeyTraits<Key>::Bits;
-  /// Bytes per item of the exchange buffer: the keys', at least 4. Values go through shared
-  /// memory in rounds, so that they never need more of it than a tile of 4-byte keys (or of the
-  /// keys, when wider): u32 keys with u64 values take two rounds of half a tile each, and so do u8
-  /// keys with u64 values.
-  static constexpr std::size_t kExchangeItemBytes = sizeof(Bits) > 4 ? sizeof(Bits) : 4;
-  /// Rounds in which the values go through the exchange buffer.
-  static constexpr int kValueRounds = kHasValues && sizeof(ExchangedValue) > kExchangeItemBytes
-                                          ? sizeof(ExchangedValue) / kExchangeItemBytes
-                                          : 1;
-  static_assert(kK % kValueRounds == 0, "whole rows of the tile per value round");
-  static_assert(kTileItems <= 0x10000u, "tile ranks fit 16 bits (pair sorts pack two)");
+  static_assert(kTileItems <= 0x10000u, "tile ranks fit 16 bits");
 
   /// Everything the block keeps in shared memory.
   struct Storage {
     // The warps' digit counters live apart from the exchange buffer, so that a key can go to its
-    // place in shared memory the moment it is ranked (no array of ranks held in registers for a
-    // keys-only sort); the keys and the values take turns in the exchange buffer.
+    // place in shared memory the moment it is ranked (no array of ranks held in registers).
     std::uint32_t warp_counts[kWarpsPerBlock][kDigits];  ///< rank: per warp, per digit
-    /// The keys and then the values, in tile rank order (they take turns).
-    union Exchange {
-      Bits keys[kTileItems];                                              ///< the tile by rank
-      ExchangedValue values[kHasValues ? kTileItems / kValueRounds : 1];  ///< the values by rank
-    } exchange;  ///< the tile sorted by digit, on its way to coalesced global writes
+    /// The tile by rank: sorted by digit, on its way to coalesced global writes.
+    Bits exchange_keys[kTileItems];
+    /// A pair sort's values by rank, copied there from global memory while the keys are ranked.
+    ExchangedValue exchange_values[kHasValues ? kTileItems : 1];
     BlockScanStorage<kThreadsPerBlock> scan;  ///< the block scan of the tile's digit counts
     /// Output position of the tile's first key of digit d, minus that key's tile rank: the key at
     /// tile rank p with digit d goes to global_offset[d] + p (64-bit: a sort may pass 2^32 keys).
@@ -289,7 +279,6 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
   using Bits = typename Tile::Bits;
   constexpr int kK = Tile::kK;
   constexpr std::uint32_t kTileItems = Tile::kTileItems;
-  constexpr int kValueRounds = Tile::kValueRounds;
   extern __shared__ __align__(16) unsigned char onesweep_shared_bytes[];
   auto& shared = *reinterpret_cast<typename Tile::Storage*>(onesweep_shared_bytes);
 
@@ -491,12 +480,15 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // the warp's counter on by the group's size with one atomic and hands the old value to the
     // group (a shuffle), and each lane's rank is that value plus the group's lanes below it. Steps
     // run in key order, so the rank is stable. A rank is final the moment it is known, so the key
-    // goes to its place in the tile at once; pair sorts keep the ranks for the values, two to a
-    // register (a rank is below the tile size, < 2^16), which halves what the values phase holds
-    // besides the values themselves. (CUB's other match, each lane ORing its bit into a shared
-    // mask per warp and digit, measured no faster here: 2^28 u32 keys 5.72 ms against 5.75,
-    // 2^24 0.429 against 0.414, (f32, i64) pairs 4% slower.)
-    [[maybe_unused]] std::uint32_t packed_ranks[kHasValues ? (kK + 1) / 2 : 1] = {};
+    // goes to its place in the tile at once. (CUB's other match, each lane ORing its bit into a
+    // shared mask per warp and digit, measured no faster here: 2^28 u32 keys 5.72 ms against
+    // 5.75, 2^24 0.429 against 0.414, (f32, i64) pairs 4% slower.)
+    //
+    // ---- Stage values: a pair sort's value goes the same way, from global memory straight to
+    // its rank in shared memory, by an asynchronous copy (cp.async) issued the moment the rank is
+    // known. No register holds a value or a rank while the look-back runs, and the copies are in
+    // flight behind it; loaded into registers instead (before the look-back for values of up to
+    // the key's width, after it for wider ones) they cost 1-9% (README, point 14).
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
       const std::uint32_t d = digit_at(i);
@@ -506,8 +498,10 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
               ? warp_multisplit_rank<kRadixBits>(d, has_digit, shared.warp_counts[warp], lane)
               : warp_multisplit_rank<kRadixBits + 1>(d, has_digit, shared.warp_counts[warp], lane);
       if (in_tile(position(i))) {
-        shared.exchange.keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
-        if constexpr (kHasValues) packed_ranks[i / 2] |= rank << (16 * (i % 2));
+        shared.exchange_keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
+        if constexpr (kHasValues)
+          __pipeline_memcpy_async(&shared.exchange_values[rank],
+                                  &source_values[tile_first + position(i)], sizeof(Value));
       }
       if constexpr (kTraced) {
         if (d < kDigits) {
@@ -516,69 +510,28 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
         }
       }
     }
-
-    // Pair sorts load their values now, so that the look-back hides this latency too; values
-    // wider than the keys wait until after it (held across it, they spilled registers).
-    [[maybe_unused]] std::conditional_t<kHasValues, Value, char> values[kHasValues ? kK : 1];
-    constexpr bool kEarlyValues =
-        kHasValues && sizeof(typename Tile::ExchangedValue) <= sizeof(Bits);
-    const auto load_values = [&] {
-      if constexpr (kHasValues) {
-#pragma unroll
-        for (int i = 0; i < kK; ++i)
-          if (in_tile(position(i))) values[i] = source_values[tile_first + position(i)];
-      }
-    };
-    if constexpr (kEarlyValues) load_values();
+    if constexpr (kHasValues) __pipeline_commit();
 
     // ---- Look back (see look_back above), unless it ran before the rank.
     if constexpr (!kLookBackBeforeRank) look_back();
-    __syncthreads();  // the offsets and the sorted tile are in shared memory
+    if constexpr (kHasValues) __pipeline_wait_prior(0);  // this thread's value copies have landed
+    __syncthreads();  // the offsets, the sorted tile and its values are in shared memory
 
     // ---- Scatter to global, striped: each digit's keys are consecutive in the tile and go to
-    // consecutive addresses. Pair sorts keep each position's digit, four to a register, for the
-    // values.
+    // consecutive addresses, and a pair sort's values go with them.
     Key* const target_keys = writes_output ? arrays.keys_out : arrays.keys_alternate;
-    [[maybe_unused]] std::uint32_t packed_digits[(kK + 3) / 4] = {};
+    [[maybe_unused]] Value* target_values = nullptr;
+    if constexpr (kHasValues)
+      target_values = writes_output ? arrays.values_out : arrays.values_alternate;
 #pragma unroll
     for (int j = 0; j < kK; ++j) {
       const std::uint32_t p = t + j * kThreadsPerBlock;
       if (in_tile(p)) {
-        const Key key = KeyTraits<Key>::from_raw_bits(shared.exchange.keys[p]);
+        const Key key = KeyTraits<Key>::from_raw_bits(shared.exchange_keys[p]);
         const std::uint32_t d = digit_of(key, pass.first_bit, pass.num_bits, pass.descending);
-        target_keys[shared.global_offset[d] + p] = key;
-        if constexpr (kHasValues) packed_digits[j / 4] |= d << (8 * (j % 4));
-      }
-    }
-
-    if constexpr (kHasValues) {
-      // Values take the keys' route: warp-striped in (loaded above, before the look-back, when
-      // no wider than the keys), to their ranks in shared memory, striped out to the keys'
-      // destinations.
-      if constexpr (!kEarlyValues) load_values();
-      Value* const target_values = writes_output ? arrays.values_out : arrays.values_alternate;
-      // Round r moves the values of tile ranks [r * kTileItems / kValueRounds, ...): rows
-      // j = r * kK / kValueRounds, ... of the striped store.
-#pragma unroll
-      for (int round = 0; round < kValueRounds; ++round) {
-        constexpr std::uint32_t kRoundItems = kTileItems / kValueRounds;
-        const std::uint32_t first_rank = round * kRoundItems;
-        __syncthreads();  // the exchange is free: the keys (or the last round) are read out
-#pragma unroll
-        for (int i = 0; i < kK; ++i) {
-          const std::uint32_t rank = (packed_ranks[i / 2] >> (16 * (i % 2))) & 0xFFFFu;
-          if (in_tile(position(i)) && rank - first_rank < kRoundItems)
-            shared.exchange.values[rank - first_rank] = values[i];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int j = round * (kK / kValueRounds); j < (round + 1) * (kK / kValueRounds); ++j) {
-          const std::uint32_t p = t + j * kThreadsPerBlock;
-          if (in_tile(p)) {
-            const std::uint32_t d = (packed_digits[j / 4] >> (8 * (j % 4))) & 0xFFu;
-            target_values[shared.global_offset[d] + p] = shared.exchange.values[p - first_rank];
-          }
-        }
+        const std::uint64_t destination = shared.global_offset[d] + p;
+        target_keys[destination] = key;
+        if constexpr (kHasValues) target_values[destination] = shared.exchange_values[p];
       }
     }
   };

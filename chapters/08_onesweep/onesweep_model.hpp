@@ -429,10 +429,12 @@ PassModel<Key> model_pass_with_starts(const std::vector<Key>& keys, int first_bi
   trace.ranks.resize(n);
   trace.destinations.resize(n);
   trace.keys_out.resize(n);
-  // Tiles of the device's shape are ranked the way the kernel ranks them (warp multi-split);
-  // other tile sizes (the tests' small tiles) by counting.
-  const int keys_per_thread = keys_per_thread_for(sizeof(Key));
-  const bool device_shape = tile_items == static_cast<std::size_t>(tile_items_for(sizeof(Key)));
+  // Tiles of the device's shapes (a keys-only sort's, a traced pass's) are ranked the way the
+  // kernel ranks them (warp multi-split); other tile sizes (the tests' small tiles) by counting.
+  const bool device_shape =
+      tile_items == static_cast<std::size_t>(tile_items_for(sizeof(Key))) ||
+      tile_items == static_cast<std::size_t>(trace_tile_items_for(sizeof(Key)));
+  const int keys_per_thread = static_cast<int>(tile_items / kThreadsPerBlock);
   for (std::size_t b = 0; b < tiles; ++b) {
     const std::size_t first = b * tile_items, count = std::min(tile_items, n - first);
     std::vector<std::uint32_t> tile_start(digits, 0), seen(digits, 0);
@@ -470,7 +472,7 @@ PassModel<Key> model_pass_with_starts(const std::vector<Key>& keys, int first_bi
 template <typename Key>
 PassModel<Key> model_pass(const std::vector<Key>& keys, int first_bit, int num_bits = kRadixBits,
                           bool descending = false, const LookbackSchedule* schedule = nullptr,
-                          std::size_t tile_items = tile_items_for(sizeof(Key))) {
+                          std::size_t tile_items = trace_tile_items_for(sizeof(Key))) {
   require(first_bit >= 0 && first_bit < KeyTraits<Key>::kNumBits,
           "model_pass: first_bit out of range");
   require(num_bits >= 1 && num_bits <= kRadixBits, "model_pass: num_bits must be 1..8");
@@ -498,7 +500,7 @@ enum class ScheduleKind {
 /// \param seed seed of random schedules
 template <typename Key>
 std::vector<Key> model_sort(std::vector<Key> keys, const SortOptions& options = {},
-                            std::size_t tile_items = tile_items_for(sizeof(Key)),
+                            std::size_t tile_items = trace_tile_items_for(sizeof(Key)),
                             ScheduleKind schedule = ScheduleKind::kInOrder,
                             std::uint64_t seed = 0) {
   const SortOptions resolved = resolve<Key>(options);

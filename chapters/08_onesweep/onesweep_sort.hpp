@@ -81,20 +81,23 @@ inline constexpr unsigned kLookbackBackoffNs = 0;
 inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
 
 /// Keys per thread of the onesweep kernel for keys of \p key_bytes bytes and values of
-/// \p value_bytes (0 for a keys-only sort): 20 for keys of up to 4 bytes with values of up to 4
-/// (7680-key tiles, CUB's sm90 tile for 32-bit keys), 16 for 8-byte keys or 8-byte values
-/// (6144-key tiles; CUB's is 384 x 15 for 8-byte keys). The warps' counters sit beside the
-/// exchange buffer (the keys go to shared memory as they are ranked). Measured on the H100 at 2^28
-/// (README): u32 keys with 20 at three blocks per SM 5.75 ms (24 no longer fits beside the
-/// counters at three blocks; 16 took 6.12); u32 pairs 9.70 ms with 20 against 10.11 with 16, 9.88
-/// with 22, 10.51 with 23 (CUB's u32 pair tile) and 11.28 with 24; (f32, i64) pairs 13.36 ms with
-/// 16 against 14.18 with 20 (which spilled 112 bytes per thread) and 15.22 with 22; u64 keys 20.7
-/// ms with 8 at three blocks, 19.1 with 12, 17.1 with 16 and 16.8 with 20 at two (20 spills 128
-/// bytes per thread in pair sorts, 16 at most 40).
+/// \p value_bytes (0 for a keys-only sort). Keys only: 20 for keys of up to 4 bytes (7680-key
+/// tiles, CUB's sm90 tile for 32-bit keys), 16 for 8-byte keys (6144; CUB's is 384 x 15). Pairs,
+/// whose values are copied to shared memory without passing through registers (the kernel's
+/// "stage values"), so that they take larger tiles than the keys alone: 24 for keys and values of
+/// up to 4 bytes (9216-key tiles), 20 for keys of up to 4 bytes with 8-byte values, 16 for 8-byte
+/// keys. Measured (README, points 7-10 and 14): u32 keys at 2^28 on the H100 5.75 ms with 20 at
+/// three blocks per SM (24 no longer fits beside the counters at three blocks; 16 took 6.12); u64
+/// keys 20.7 ms with 8 at three blocks, 19.1 with 12, 17.1 with 16 and 16.8 with 20 at two (20
+/// spilled in pair sorts); with staged values on an H200, u32 pairs at 2^28 7.82 ms with 20, 7.47
+/// with 24, 7.35 with 28 (but 6% slower than 24 at 2^20), (f32, i64) pairs 10.23 with 16, 9.73
+/// with 20, 9.98 with 18.
 /// \param key_bytes sizeof(Key)
 /// \param value_bytes sizeof(Value), 0 for a keys-only sort
 constexpr int keys_per_thread_for(std::size_t key_bytes, std::size_t value_bytes = 0) {
-  return key_bytes <= 4 && value_bytes <= 4 ? 20 : 16;
+  if (key_bytes > 4) return 16;
+  if (value_bytes == 0) return 20;
+  return value_bytes <= 4 ? 24 : 20;
 }
 
 /// Keys per tile of the onesweep kernel.
@@ -107,14 +110,23 @@ constexpr int tile_items_for(std::size_t key_bytes, std::size_t value_bytes = 0)
 /// Onesweep blocks an SM should hold at once; __launch_bounds__ then caps the registers at
 /// 65536 / (blocks * 384): 56 per thread for three blocks, 80 for two. Keys-only sorts of keys
 /// of up to 4 bytes take three (the keys go to shared memory as they are ranked, so no ranks are
-/// held); pair sorts, which keep the ranks for the values and spilled heavily at 56, and 8-byte
-/// keys, whose 16 keys per thread alone take 32 registers, take two. Measured on the H100 at 2^28
-/// (README): u32 keys 7.03 ms at three blocks against 7.60 at two; u32 pairs 9.90 at two against
-/// 13.9 at three; u64 keys 25.3 ms at three blocks with 15 keys per thread, 17.1 at two with 16.
+/// held); pair sorts, whose tiles with the values beside them fill the shared memory of two
+/// blocks, and 8-byte keys, whose 16 keys per thread alone take 32 registers, take two. Measured
+/// at 2^28 (README): u32 keys 7.03 ms at three blocks against 7.60 at two (H100); u32 pairs with
+/// staged values 8.38 ms at three blocks (20 keys per thread, 56 registers and spills) against
+/// 7.76 at two (H200); u64 keys 25.3 ms at three blocks with 15 keys per thread, 17.1 at two with
+/// 16 (H100).
 /// \param has_values whether the sort moves values
 /// \param key_bytes sizeof(Key)
 constexpr int onesweep_blocks_per_sm(bool has_values, std::size_t key_bytes) {
   return has_values || key_bytes > 4 ? 2 : 3;
+}
+
+/// Keys per tile of a traced pass (trace_pass() and the CPU model's default): the pass runs as a
+/// pair sort whose values are the keys' input positions (u32), so its tile is that sort's.
+/// \param key_bytes sizeof(Key)
+constexpr int trace_tile_items_for(std::size_t key_bytes) {
+  return tile_items_for(key_bytes, sizeof(std::uint32_t));
 }
 
 /// Threads per block of the histogram kernel.

@@ -223,18 +223,20 @@ PassTrace<Key> trace_pass(const std::vector<Key>& keys, int first_bit, int num_b
                           bool descending) {
   num_bits = checked_trace_digit_bits<Key>(first_bit, num_bits, kRadixBits);
   const std::size_t n = keys.size();
-  require(n <= chunk_items_for(sizeof(Key)), [&] {
+  constexpr std::size_t kValueBytes = sizeof(std::uint32_t);
+  require(n <= chunk_items_for(sizeof(Key), kValueBytes), [&] {
     return "trace_pass: " + std::to_string(n) + " keys is more than one chunk (" +
-           std::to_string(chunk_items_for(sizeof(Key))) + ")";
+           std::to_string(chunk_items_for(sizeof(Key), kValueBytes)) + ")";
   });
-  // The pass runs as a pair sort with u32 values, whose tile is the keys-only sort's.
+  // The pass runs as a pair sort with u32 values: its tile is that sort's, which the CPU model
+  // takes by default too.
   const std::size_t tiles = launcher::tiles_for<Key, std::uint32_t, true>(n);
-  static_assert(launcher::kTileOf<Key, std::uint32_t, true> == tile_items_for(sizeof(Key)));
+  static_assert(launcher::kTileOf<Key, std::uint32_t, true> == trace_tile_items_for(sizeof(Key)));
   const std::size_t digits = std::size_t{1} << num_bits;
   PassTrace<Key> trace;
   trace.num_tiles = static_cast<int>(tiles);
   trace.num_digits = static_cast<int>(digits);
-  trace.tile_items = tile_items_for(sizeof(Key));
+  trace.tile_items = trace_tile_items_for(sizeof(Key));
   if (n == 0) return trace;
 
   // The pass runs as a pair sort with values 0..n-1: value j landing at position p says that

@@ -154,75 +154,92 @@ TEST(Stage08Graph, CapturedOnceReplayedOnNewKeys) {
   SORTLAB_CUDA_CHECK(cudaGraphDestroy(graph));
 }
 
-/// Sorts \p keys alone and as pairs (values = input index) with \p config, through a poisoned
-/// scratch into poisoned outputs, and checks both against the stable reference.
+/// Sorts \p keys alone with \p keys_config and as pairs (values = input index) with
+/// \p pairs_config, through a poisoned scratch into poisoned outputs, and checks both against the
+/// stable reference.
 template <typename Key, typename Value = std::uint32_t>
 void expect_sorts_with_config(const std::vector<Key>& keys, const sortlab::SortOptions& options,
-                              const stage08::Config& config) {
+                              const stage08::Config& keys_config,
+                              const stage08::Config& pairs_config) {
   const std::size_t n = keys.size();
   std::vector<Value> values(n);
   for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<Value>(i);
   sortlab::DeviceBuffer<Key> keys_in(keys), keys_out(n);
   sortlab::DeviceBuffer<Value> values_in(values), values_out(n);
   std::size_t keys_bytes = 0, pairs_bytes = 0;
-  stage08::sort_keys(nullptr, keys_bytes, keys_in.data(), keys_out.data(), n, options, config);
+  stage08::sort_keys(nullptr, keys_bytes, keys_in.data(), keys_out.data(), n, options, keys_config);
   stage08::sort_pairs(nullptr, pairs_bytes, keys_in.data(), keys_out.data(), values_in.data(),
-                      values_out.data(), n, options, config);
+                      values_out.data(), n, options, pairs_config);
   sortlab::DeviceBuffer<unsigned char> temp(std::max(keys_bytes, pairs_bytes));
   temp.fill_bytes(sortlab::testing::kPoisonByte);
   keys_out.fill_bytes(sortlab::testing::kPoisonByte);
-  stage08::sort_keys(temp.data(), keys_bytes, keys_in.data(), keys_out.data(), n, options, config);
+  stage08::sort_keys(temp.data(), keys_bytes, keys_in.data(), keys_out.data(), n, options,
+                     keys_config);
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
   const auto keys_result = sortlab::verify_sorted_keys(keys, keys_out.download(), options);
   EXPECT_TRUE(keys_result.ok) << "keys only: " << keys_result.message;
   keys_out.fill_bytes(sortlab::testing::kPoisonByte);
   values_out.fill_bytes(sortlab::testing::kPoisonByte);
   stage08::sort_pairs(temp.data(), pairs_bytes, keys_in.data(), keys_out.data(), values_in.data(),
-                      values_out.data(), n, options, config);
+                      values_out.data(), n, options, pairs_config);
   SORTLAB_CUDA_CHECK(cudaDeviceSynchronize());
   const auto pairs_result = sortlab::verify_sorted_pairs(keys, values, keys_out.download(),
                                                          values_out.download(), options);
   EXPECT_TRUE(pairs_result.ok) << "pairs: " << pairs_result.message;
 }
 
+/// expect_sorts_with_config() with chunks of \p tiles tiles each: the keys-only sort's tiles for
+/// it, the pair sort's for the pairs (a pair sort's tile may be larger: its values bypass the
+/// registers).
+template <typename Key, typename Value = std::uint32_t>
+void expect_sorts_in_chunks_of(std::size_t tiles, const std::vector<Key>& keys,
+                               const sortlab::SortOptions& options = {}) {
+  expect_sorts_with_config<Key, Value>(
+      keys, options, stage08::Config{8, tiles * stage08::tile_items_for(sizeof(Key))},
+      stage08::Config{8, tiles * stage08::tile_items_for(sizeof(Key), sizeof(Value))});
+}
+
 // Past 2^30 keys each pass runs as several launches over chunks, with 64-bit digit starts per
 // chunk. Chunks of one tile force that path on a few tiles: a last chunk of one key, chunks whose
 // keys all share a digit (their histograms hold one count), every key equal (no pass runs: pass
-// 0 copies, chunk by chunk), and 8-byte keys with 8-byte values.
+// 0 copies, chunk by chunk), 8-byte keys with 8-byte values, and 4-byte keys with 8-byte values.
+// A chunk holds one tile of the sort it is given to: the pair sorts' tiles are the larger.
 TEST(Stage08Chunks, OneTileChunksSortLikeOneChunk) {
   const std::uint64_t seed = sortlab::testing::test_seed();
-  const std::size_t tile = stage08::tile_items_for(4), wide_tile = stage08::tile_items_for(8);
+  const std::size_t tile = stage08::tile_items_for(4);
   std::mt19937_64 random(seed);
   for (std::size_t n : sortlab::testing::capped({tile + 1, 2 * tile + 5, 5 * tile + 17})) {
     SCOPED_TRACE(sortlab::testing::case_label(n, "chunks of one tile", seed));
     const auto uniform =
         sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, n, seed + n);
-    expect_sorts_with_config(uniform, {}, stage08::Config{8, tile});
-    expect_sorts_with_config(uniform, {0, sortlab::kAllBits, true}, stage08::Config{8, tile});
-    expect_sorts_with_config(uniform, {4, 20, false}, stage08::Config{8, tile});
+    expect_sorts_in_chunks_of(1, uniform);
+    expect_sorts_in_chunks_of(1, uniform, {0, sortlab::kAllBits, true});
+    expect_sorts_in_chunks_of(1, uniform, {4, 20, false});
     std::vector<std::uint32_t> one_digit(n);  // bits 8-15 the same everywhere
     for (auto& key : one_digit)
       key = (static_cast<std::uint32_t>(random()) & 0xFFFF00FFu) | 0x5A00u;
-    expect_sorts_with_config(one_digit, {}, stage08::Config{8, tile});
-    expect_sorts_with_config(std::vector<std::uint32_t>(n, 0xDEADBEEFu), {},
-                             stage08::Config{8, tile});
+    expect_sorts_in_chunks_of(1, one_digit);
+    expect_sorts_in_chunks_of(1, std::vector<std::uint32_t>(n, 0xDEADBEEFu));
     const auto wide =
         sortlab::generate_keys<std::uint64_t>(sortlab::Distribution::kFewDistinct, n, seed + n);
-    expect_sorts_with_config<std::uint64_t, std::uint64_t>(wide, {}, stage08::Config{8, wide_tile});
+    expect_sorts_in_chunks_of<std::uint64_t, std::uint64_t>(1, wide);
+    const auto floats =
+        sortlab::generate_keys<float>(sortlab::Distribution::kFewDistinct, n, seed + n);
+    expect_sorts_in_chunks_of<float, std::int64_t>(1, floats);
     if (::testing::Test::HasFailure()) return;
   }
-  // 32-bit keys with 8-byte values take 6144-key tiles where their keys-only sort takes 7680: a
-  // chunk of both (30720 keys: 5 pair tiles, 4 key tiles) runs the path for both at once.
-  const std::size_t pair_tile = stage08::tile_items_for(4, 8);
+  // 32-bit keys with 4-byte values take 9216-key tiles where their keys-only sort takes 7680: a
+  // chunk of both (46080 keys: 5 pair tiles, 6 key tiles) runs the path for both at once.
+  const std::size_t pair_tile = stage08::tile_items_for(4, 4);
   const std::size_t both = std::lcm(tile, pair_tile);
   ASSERT_NE(pair_tile, tile);
   for (std::size_t n : sortlab::testing::capped({both + 1, 3 * both + pair_tile + 5})) {
     SCOPED_TRACE(sortlab::testing::case_label(n, "chunks of 5 pair tiles", seed));
     const auto uniform =
         sortlab::generate_keys<float>(sortlab::Distribution::kFewDistinct, n, seed + n);
-    expect_sorts_with_config<float, std::int64_t>(uniform, {}, stage08::Config{8, both});
-    expect_sorts_with_config<float, std::int64_t>(uniform, {0, sortlab::kAllBits, true},
-                                                  stage08::Config{8, both});
+    expect_sorts_with_config(uniform, {}, stage08::Config{8, both}, stage08::Config{8, both});
+    expect_sorts_with_config(uniform, {0, sortlab::kAllBits, true}, stage08::Config{8, both},
+                             stage08::Config{8, both});
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -322,8 +339,8 @@ TEST(Stage08SkippedPasses, EveryRunningMaskOfFourPlaces) {
         key |= byte << (8 * place);
       }
     }
-    expect_sorts_with_config(keys, {}, {});
-    expect_sorts_with_config(keys, {0, sortlab::kAllBits, true}, {});
+    expect_sorts_with_config(keys, {}, {}, {});
+    expect_sorts_with_config(keys, {0, sortlab::kAllBits, true}, {}, {});
     if (::testing::Test::HasFailure()) return;
   }
 }

@@ -295,7 +295,7 @@ TEST(Stage08Lookback, RejectsCountsThatDoNotFitThirtyBits) {
 // stable by digit, whatever the schedule; every key with the same digit is a copy.
 TEST(Stage08PassModel, PassIsAStableCountingSortByDigit) {
   const std::uint64_t seed = sortlab::testing::test_seed();
-  const std::size_t tile = stage08::tile_items_for(4);  // the device's tile
+  const std::size_t tile = stage08::trace_tile_items_for(4);  // a traced pass's (the device's)
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, tile - 1, tile, tile + 1, 3 * tile + 5}) {
     for (const auto distribution :
          {sortlab::Distribution::kUniform, sortlab::Distribution::kAllEqual}) {
@@ -399,7 +399,7 @@ TEST(Stage08ModelSort, EveryKeyTheSameDigitInOnePlace) {
   for (auto& key : keys) key = (static_cast<std::uint32_t>(random()) & 0xFF00FFFFu) | 0x00AB0000u;
   const auto histograms = stage08::model_histograms(keys);
   EXPECT_EQ(histograms.counts[2 * 256 + 0xAB], keys.size());
-  const auto pass = stage08::model_pass(keys, 16, 8);
+  const auto pass = stage08::model_pass(keys, 16, 8, false, nullptr, tile);
   EXPECT_EQ(pass.trace.keys_out, keys);
   for (std::size_t b = 0; b < 4; ++b)
     EXPECT_EQ(pass.trace.exclusive_prefixes[b * 256 + 0xAB], std::min<std::size_t>(b, 3) * tile);
@@ -576,14 +576,20 @@ TEST(Stage08Constants, TilesAndPasses) {
   EXPECT_EQ(stage08::kThreadsPerBlock, 384);
   EXPECT_EQ(stage08::tile_items_for(4), 384 * 20);
   EXPECT_EQ(stage08::tile_items_for(8), 384 * 16);
-  // Values of up to 4 bytes keep the keys' tile; 8-byte values take 16 keys per thread (measured:
-  // (f32, i64) pairs spilled at 20).
-  EXPECT_EQ(stage08::tile_items_for(4, 4), 384 * 20);
-  EXPECT_EQ(stage08::tile_items_for(1, 4), 384 * 20);
-  EXPECT_EQ(stage08::tile_items_for(4, 8), 384 * 16);
-  EXPECT_EQ(stage08::tile_items_for(1, 8), 384 * 16);
+  // Pair sorts stage their values in shared memory (no register holds them), so they take larger
+  // tiles than the keys alone: 24 keys per thread with values of up to 4 bytes, 20 with 8-byte
+  // values, 16 for 8-byte keys (measured, README point 14).
+  EXPECT_EQ(stage08::tile_items_for(4, 4), 384 * 24);
+  EXPECT_EQ(stage08::tile_items_for(1, 4), 384 * 24);
+  EXPECT_EQ(stage08::tile_items_for(4, 8), 384 * 20);
+  EXPECT_EQ(stage08::tile_items_for(1, 8), 384 * 20);
+  EXPECT_EQ(stage08::tile_items_for(8, 4), 384 * 16);
   EXPECT_EQ(stage08::tile_items_for(8, 8), 384 * 16);
+  // A traced pass is a pair sort with u32 values: its tile is that sort's.
+  EXPECT_EQ(stage08::trace_tile_items_for(4), stage08::tile_items_for(4, 4));
+  EXPECT_EQ(stage08::trace_tile_items_for(8), stage08::tile_items_for(8));
   EXPECT_EQ(stage08::chunk_items_for(4, 8) % stage08::tile_items_for(4, 8), 0u);
+  EXPECT_EQ(stage08::chunk_items_for(4, 4) % stage08::tile_items_for(4, 4), 0u);
   EXPECT_EQ(stage08::onesweep_blocks_per_sm(false, 4), 3);
   EXPECT_EQ(stage08::onesweep_blocks_per_sm(true, 4), 2);
   EXPECT_EQ(stage08::onesweep_blocks_per_sm(false, 8), 2);
@@ -602,7 +608,11 @@ TEST(Stage08BytesModel, OneReadThenFourPasses) {
   const double tiles = std::ceil(static_cast<double>(n) / stage08::tile_items_for(4));
   const double status = 4.0 * 256 * tiles;
   EXPECT_DOUBLE_EQ(stage08::bytes_moved(n, 4, 0, 32), 4.0 * n + 4 * (2.0 * 4 * n + 3 * status));
-  EXPECT_DOUBLE_EQ(stage08::bytes_moved(n, 4, 4, 32), 4.0 * n + 4 * (2.0 * 8 * n + 3 * status));
+  // Pairs: the pair sort's tile (larger), so fewer status words.
+  const double pair_tiles = std::ceil(static_cast<double>(n) / stage08::tile_items_for(4, 4));
+  const double pair_status = 4.0 * 256 * pair_tiles;
+  EXPECT_DOUBLE_EQ(stage08::bytes_moved(n, 4, 4, 32),
+                   4.0 * n + 4 * (2.0 * 8 * n + 3 * pair_status));
   EXPECT_DOUBLE_EQ(stage08::bytes_moved(1, 4, 0, 32), 8.0);  // a copy
 }
 
