@@ -78,8 +78,8 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   sanitize() {
     local stage=$1 tool=$2 shard=$3 exe="$build/tests/$1/test_$1_gpu" name="sanitizer-$2-$1-$3"
     # Both caps reach past one full tile of the largest tile any instantiation has (stage 08's
-    # 384 threads x 20 keys: 7680 keys), so that full tiles run under the sanitizers too; the
-    # suite's SizeCapCoversOneFullTile test fails otherwise.
+    # pair tile, 384 threads x 24 keys: 9216 keys), so that full tiles run under the sanitizers
+    # too; the suite's SizeCapCoversOneFullTile test fails otherwise.
     local max_n=$([ "$tool" = memcheck ] && echo "${MEMCHECK_MAX_N:-9300}" || echo "${RACECHECK_MAX_N:-9300}")
     # The device scan's kernels are light: let its test reach 2^20 + 1 items, the first size
     # whose scan needs three levels.

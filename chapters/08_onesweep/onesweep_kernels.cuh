@@ -2,7 +2,8 @@
 /// \brief Stage 08 kernels: the histogram of every digit place in one read of the keys, the scan
 /// of those histograms, and the onesweep kernel that sorts a whole pass by one digit place.
 ///
-/// Verified on the H100 (ctest -L stage08, compute-sanitizer); against CUB: README.
+/// Verified on the H100 (ctest -L stage08, compute-sanitizer; README point 13's kernel) and on an
+/// H200 (point 14's, the staged pair values); against CUB: README.
 ///
 /// The onesweep kernel reads as its phases: take a tile, load, count, publish aggregate, rank
 /// (warp multi-split), scatter to shared (a pair sort's values staged beside the keys by
@@ -10,7 +11,6 @@
 /// do the per-digit work, one digit value each.
 #pragma once
 
-#include <cuda_pipeline_primitives.h>
 #include <cuda/atomic>
 
 #include <cstddef>
@@ -19,6 +19,7 @@
 
 #include "chapters/08_onesweep/onesweep_sort.hpp"
 #include "chapters/08_onesweep/pass_roles.hpp"
+#include "common/async_copy.cuh"
 #include "common/block_scan.cuh"
 #include "common/device_properties.hpp"
 #include "common/key_traits.hpp"
@@ -241,7 +242,6 @@ struct OnesweepTile {
   static constexpr std::uint32_t kWarpItems = 32 * kK;  ///< a warp's share of the tile
   /// The key's raw bits: what the exchange buffer holds.
   using Bits = typename KeyTraits<Key>::Bits;
-  static_assert(kTileItems <= 0x10000u, "tile ranks fit 16 bits");
 
   /// Everything the block keeps in shared memory.
   struct Storage {
@@ -487,8 +487,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
     // ---- Stage values: a pair sort's value goes the same way, from global memory straight to
     // its rank in shared memory, by an asynchronous copy (cp.async) issued the moment the rank is
     // known. No register holds a value or a rank while the look-back runs, and the copies are in
-    // flight behind it; loaded into registers instead (before the look-back for values of up to
-    // the key's width, after it for wider ones) they cost 1-9% (README, point 14).
+    // flight behind it. Loaded into registers instead (before the look-back for values of up to
+    // the key's width, after it for wider ones), with the same tiles, they took 0.4-12% longer,
+    // and they held the registers that now let a pair sort's tile grow (README, point 14).
 #pragma unroll
     for (int i = 0; i < kK; ++i) {
       const std::uint32_t d = digit_at(i);
@@ -500,8 +501,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
       if (in_tile(position(i))) {
         shared.exchange_keys[rank] = KeyTraits<Key>::raw_bits(keys[i]);
         if constexpr (kHasValues)
-          __pipeline_memcpy_async(&shared.exchange_values[rank],
-                                  &source_values[tile_first + position(i)], sizeof(Value));
+          async_copy(&shared.exchange_values[rank], &source_values[tile_first + position(i)]);
       }
       if constexpr (kTraced) {
         if (d < kDigits) {
@@ -510,11 +510,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, onesweep_blocks_per_sm(kHasV
         }
       }
     }
-    if constexpr (kHasValues) __pipeline_commit();
+    if constexpr (kHasValues) async_copy_commit();
 
     // ---- Look back (see look_back above), unless it ran before the rank.
     if constexpr (!kLookBackBeforeRank) look_back();
-    if constexpr (kHasValues) __pipeline_wait_prior(0);  // this thread's value copies have landed
+    if constexpr (kHasValues) async_copy_wait_all();  // this thread's value copies have landed
     __syncthreads();  // the offsets, the sorted tile and its values are in shared memory
 
     // ---- Scatter to global, striped: each digit's keys are consecutive in the tile and go to

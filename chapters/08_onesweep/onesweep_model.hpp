@@ -468,7 +468,8 @@ PassModel<Key> model_pass_with_starts(const std::vector<Key>& keys, int first_bi
 /// \param num_bits digit width, 1 to kRadixBits
 /// \param descending sort by the complemented digit
 /// \param schedule order of the look-back's steps, or null for in order
-/// \param tile_items keys per tile (the device's by default; small tiles make many tiles)
+/// \param tile_items keys per tile (a traced pass's by default, trace_tile_items_for(); small
+///        tiles make many tiles)
 template <typename Key>
 PassModel<Key> model_pass(const std::vector<Key>& keys, int first_bit, int num_bits = kRadixBits,
                           bool descending = false, const LookbackSchedule* schedule = nullptr,
@@ -495,12 +496,12 @@ enum class ScheduleKind {
 /// from that histogram.
 /// \param keys input keys
 /// \param options bit range and direction
-/// \param tile_items keys per tile
+/// \param tile_items keys per tile (a keys-only sort's by default)
 /// \param schedule how every pass's look-back is ordered
 /// \param seed seed of random schedules
 template <typename Key>
 std::vector<Key> model_sort(std::vector<Key> keys, const SortOptions& options = {},
-                            std::size_t tile_items = trace_tile_items_for(sizeof(Key)),
+                            std::size_t tile_items = tile_items_for(sizeof(Key)),
                             ScheduleKind schedule = ScheduleKind::kInOrder,
                             std::uint64_t seed = 0) {
   const SortOptions resolved = resolve<Key>(options);

@@ -9,7 +9,8 @@
 /// (SORTLAB_STAGE08_INSTANTIATE), so that the key types compile in parallel. onesweep_sort.cu
 /// holds the bytes-moved model, which does not depend on the types.
 ///
-/// Verified on the H100 (ctest -L stage08, compute-sanitizer).
+/// Verified on the H100 (ctest -L stage08, compute-sanitizer) and, with the staged pair values
+/// (README point 14), on an H200.
 #pragma once
 
 #include <algorithm>
@@ -109,8 +110,16 @@ void launch_pass(const PassArrays<Key, Value>& arrays, const PassParams& params,
   SORTLAB_CUDA_CHECK(
       cudaMemsetAsync(params.tile_status, 0,
                       std::size_t{params.num_tiles} * kDigits * sizeof(std::uint32_t), stream));
-  allow_dynamic_shared_memory<onesweep_kernel<Key, Value, kHasValues, kTraced>,
-                              sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage)>();
+  // The tiles are sized for the shared memory of sm_80 and sm_90 (164 and 228 KiB per SM); a pair
+  // sort's block takes up to 110 KiB, more than sm_86 and sm_89 give a block (99 KiB).
+  constexpr std::size_t kBytes = sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage);
+  require(kBytes <= shared_memory_per_block_optin(), [] {
+    return "stage08: this sort's tile needs " + std::to_string(kBytes) +
+           " bytes of shared memory per block, more than this GPU gives one block (" +
+           std::to_string(shared_memory_per_block_optin()) +
+           "); its tiles are sized for sm_80 and sm_90 (README, \"One sort\")";
+  });
+  allow_dynamic_shared_memory<onesweep_kernel<Key, Value, kHasValues, kTraced>, kBytes>();
   onesweep_kernel<Key, Value, kHasValues, kTraced>
       <<<params.num_tiles, kThreadsPerBlock,
          sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage), stream>>>(arrays, params,

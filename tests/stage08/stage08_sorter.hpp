@@ -12,13 +12,16 @@
 namespace sortlab::testing {
 
 /// Stage 08's device sort for keys of kKeyBytes bytes whose pair sorts carry values of
-/// kValueBytes bytes (the tile depends on both widths: 8-byte keys or values take smaller tiles;
-/// the suite reads kTileItems for its boundary sizes, so that its pair sorts cross their own
-/// tile's edges; kMaxItems for its too-many-keys case).
+/// kValueBytes bytes. The tile depends on both widths: a pair sort's tile (kTileItems) is larger
+/// than the keys-only sort's (kKeysTileItems) for keys of up to 4 bytes, since its values bypass
+/// the registers, and 8-byte keys take smaller tiles. The suite reads each for the boundary sizes
+/// of its own sort, kMaxItems for its too-many-keys case.
 template <std::size_t kKeyBytes, std::size_t kValueBytes = 4>
 struct Stage08Sorter {
   static constexpr std::size_t kTileItems =
       static_cast<std::size_t>(sortlab::stage08::tile_items_for(kKeyBytes, kValueBytes));
+  static constexpr std::size_t kKeysTileItems =
+      static_cast<std::size_t>(sortlab::stage08::tile_items_for(kKeyBytes));
   static constexpr std::size_t kMaxItems = sortlab::stage08::kMaxItems;
   template <typename Key>
   static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,

@@ -40,7 +40,7 @@ using Stage08Cases =
                      Case<std::int64_t>, Case<double>, Case<std::uint16_t>, Case<std::int16_t>,
                      Case<std::uint8_t>, Case<std::int8_t>, Case<__half>, Case<__nv_bfloat16>,
                      // int64 indices, as torch.sort returns them; 8-bit keys with 8-byte values
-                     // take eight rounds through the shared-memory exchange
+                     // (the widest values beside the narrowest keys)
                      Case<float, std::int64_t>, Case<std::uint8_t, std::uint64_t>>;
 
 /// The raw bits of keys, so that comparisons see NaNs and -0.0 exactly.
@@ -82,7 +82,7 @@ void expect_pairs_sorted_with(sortlab::DeviceBuffer<unsigned char>& temp,
 // cleared by the test: the status words and tile counters the previous run left must not leak.
 TEST(Stage08Lookback, StressCasesReuseOneScratch) {
   const std::uint64_t seed = sortlab::testing::test_seed();
-  const std::size_t tile = stage08::tile_items_for(4);
+  const std::size_t tile = stage08::tile_items_for(4, 4);  // the pair sort's (u32 values)
   sortlab::DeviceBuffer<unsigned char> temp(1);
   temp.fill_bytes(sortlab::testing::kPoisonByte);
   std::mt19937_64 random(seed);
@@ -206,9 +206,12 @@ void expect_sorts_in_chunks_of(std::size_t tiles, const std::vector<Key>& keys,
 // A chunk holds one tile of the sort it is given to: the pair sorts' tiles are the larger.
 TEST(Stage08Chunks, OneTileChunksSortLikeOneChunk) {
   const std::uint64_t seed = sortlab::testing::test_seed();
-  const std::size_t tile = stage08::tile_items_for(4);
+  // Sizes past one, two and five tiles of the keys-only sort and of the pair sort (u32 values),
+  // so that both run chunks of one tile with a last chunk of one key.
+  const std::size_t tile = stage08::tile_items_for(4), pair_tile = stage08::tile_items_for(4, 4);
   std::mt19937_64 random(seed);
-  for (std::size_t n : sortlab::testing::capped({tile + 1, 2 * tile + 5, 5 * tile + 17})) {
+  for (std::size_t n : sortlab::testing::capped(
+           {tile + 1, pair_tile + 1, 2 * tile + 5, 2 * pair_tile + 5, 5 * pair_tile + 17})) {
     SCOPED_TRACE(sortlab::testing::case_label(n, "chunks of one tile", seed));
     const auto uniform =
         sortlab::generate_keys<std::uint32_t>(sortlab::Distribution::kUniform, n, seed + n);
@@ -230,7 +233,6 @@ TEST(Stage08Chunks, OneTileChunksSortLikeOneChunk) {
   }
   // 32-bit keys with 4-byte values take 9216-key tiles where their keys-only sort takes 7680: a
   // chunk of both (46080 keys: 5 pair tiles, 6 key tiles) runs the path for both at once.
-  const std::size_t pair_tile = stage08::tile_items_for(4, 4);
   const std::size_t both = std::lcm(tile, pair_tile);
   ASSERT_NE(pair_tile, tile);
   for (std::size_t n : sortlab::testing::capped({both + 1, 3 * both + pair_tile + 5})) {
@@ -403,7 +405,7 @@ TYPED_TEST_SUITE(Stage08Trace, TraceKeys, sortlab::testing::KeyName);
 TYPED_TEST(Stage08Trace, PassArraysMatchTheCpuModel) {
   using Key = TypeParam;
   const std::uint64_t seed = sortlab::testing::test_seed();
-  const std::size_t tile = stage08::tile_items_for(sizeof(Key));
+  const std::size_t tile = stage08::trace_tile_items_for(sizeof(Key));  // a traced pass's
   const int width = sortlab::KeyTraits<Key>::kNumBits;
   for (std::size_t n : sortlab::testing::capped({1, tile - 1, tile, tile + 1, 37 * tile + 3})) {
     for (int first_bit : {0, 7, width - 3}) {

@@ -6,6 +6,7 @@
 /// \code
 /// struct Stage01Sorter {
 ///   static constexpr std::size_t kTileItems = 256;  // the stage's block tile, for boundary sizes
+///   // (optional: kKeysTileItems, the keys-only sort's tile where it differs from the pairs')
 ///   template <typename Key>
 ///   static void sort_keys(void* temp, std::size_t& bytes, const Key* in, Key* out, std::size_t n,
 ///                         const sortlab::SortOptions& options, cudaStream_t stream);
@@ -214,6 +215,14 @@ template <typename Sorter>
 struct MaxItemsOf<Sorter, std::void_t<decltype(Sorter::kMaxItems)>>
     : std::integral_constant<std::size_t, Sorter::kMaxItems> {};
 
+/// The tile of Sorter's keys-only sort, for its boundary sizes: `Sorter::kKeysTileItems` where the
+/// sorter declares it (a sort whose pairs take a tile of another size), else kTileItems.
+template <typename Sorter, typename = void>
+struct KeysTileItemsOf : std::integral_constant<std::size_t, Sorter::kTileItems> {};
+template <typename Sorter>
+struct KeysTileItemsOf<Sorter, std::void_t<decltype(Sorter::kKeysTileItems)>>
+    : std::integral_constant<std::size_t, Sorter::kKeysTileItems> {};
+
 /// Distributions used at large sizes (all of them at small sizes).
 inline std::vector<Distribution> large_size_distributions() {
   return {Distribution::kUniform, Distribution::kEntropyReduced, Distribution::kFewDistinct,
@@ -226,7 +235,7 @@ TYPED_TEST_P(DeviceSortSuite, KeysAllDistributionsSmallSizes) {
   using Key = typename TypeParam::Key;
   const std::uint64_t seed = test_seed();
   for (Distribution distribution : all_distributions())
-    for (std::size_t n : small_sizes(Sorter::kTileItems)) {
+    for (std::size_t n : small_sizes(KeysTileItemsOf<Sorter>::value)) {
       SCOPED_TRACE(case_label(n, to_string(distribution), seed));
       expect_sorts_keys<Sorter>(generate_keys<Key>(distribution, n, seed + n));
       if (::testing::Test::HasFailure()) return;
