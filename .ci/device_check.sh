@@ -67,8 +67,8 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   # suite instance plus the trace tests; the other key types only change the digit transform,
   # which the full ctest run covers. Stage 05 adds the cases whose kernels differ: 64-bit values
   # (instance 12), 7-bit digits with 128-thread blocks (15), and every block-sort shape; stage 08
-  # its 64-bit keys (instance 5: u64 keys, alone and with u64 values) and (f32, i64) pairs (14),
-  # whose tiles differ. The runs
+  # its 64-bit keys (instance 5: u64 keys, alone and with u64 values), (u32, u64) pairs (4),
+  # (f32, i64) pairs (14) and (u8, u64) pairs (15), whose tiles and staged values differ. The runs
   # go in parallel (they share the GPU; each is bound by the sanitizer's host-side work), each
   # under its own time limit so a slow one cannot cost the others their logs.
   # gtest sharding splits each program's tests over SANITIZER_SHARDS processes. The tests that
@@ -87,7 +87,7 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard SORTLAB_TEST_MAX_N=$max_n \
       timeout -k 30 "${SANITIZER_TIMEOUT:-500}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
       ${SANITIZER_EXTRA:-} "$exe" --gtest_brief=1 \
-      --gtest_filter="${SANITIZER_FILTER:-*/0.*:Stage04/*/5.*:Stage04/*/6.*:Stage05/*/12.*:Stage05/*/15.*:Stage08/*/5.*:Stage08/*/14.*:Stage08Histogram.*:Stage05BlockSort*:Stage05Pairs.*:Stage05Skipped*:*Trace*:*Usage*:DeviceScan.*-*LegacyStreamIsBusy:*NeverWaitsOnTheLegacyStream}" \
+      --gtest_filter="${SANITIZER_FILTER:-*/0.*:Stage04/*/5.*:Stage04/*/6.*:Stage05/*/12.*:Stage05/*/15.*:Stage08/*/4.*:Stage08/*/5.*:Stage08/*/14.*:Stage08/*/15.*:Stage08Histogram.*:Stage05BlockSort*:Stage05Pairs.*:Stage05Skipped*:*Trace*:*Usage*:DeviceScan.*-*LegacyStreamIsBusy:*NeverWaitsOnTheLegacyStream}" \
       >"$logs/$name.log" 2>&1
     echo $? >"$logs/$name.rc"
   }
