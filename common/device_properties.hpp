@@ -50,6 +50,10 @@ inline std::size_t shared_memory_per_block_optin() {
 /// it at compile time.
 inline constexpr std::size_t kSharedMemoryPerSm = 228 * 1024;
 
+/// Shared memory the runtime keeps of an SM's for every resident block (1 KiB on sm_80 and
+/// sm_90): what a kernel's blocks-per-SM arithmetic adds to each block's own bytes.
+inline constexpr std::size_t kSharedMemoryReservedPerBlock = 1024;
+
 /// Runs \p set_attribute once per device (the current one), remembered in \p done_devices (bit
 /// d: device d is set up): the kernel attributes below are per device and cost a driver call.
 /// \param done_devices the caller's record, one per attribute and kernel
@@ -69,12 +73,20 @@ void once_per_device(std::atomic<std::uint64_t>& done_devices, SetAttribute&& se
 /// KiB of static and dynamic shared memory together; asking even below that keeps a kernel
 /// whose static and dynamic parts add up past 48 KiB from failing at launch. A function
 /// attribute, not work on a stream: no synchronisation, and allowed while a stream is being
-/// captured into a graph.
+/// captured into a graph. Throws sortlab::Error, saying how much the device allows, when
+/// \p kBytes is more than a block of it may take (tiles sized for one architecture's shared
+/// memory on a GPU with less).
 template <auto kKernel, std::size_t kBytes>
 void allow_dynamic_shared_memory() {
   if constexpr (kBytes > 0) {
     static std::atomic<std::uint64_t> done_devices{0};
     once_per_device(done_devices, [] {
+      const std::size_t most = shared_memory_per_block_optin();
+      require(kBytes <= most, [&] {
+        return "a kernel asks for " + std::to_string(kBytes) +
+               " bytes of shared memory per block; this GPU gives a block at most " +
+               std::to_string(most);
+      });
       SORTLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(kBytes)));
     });

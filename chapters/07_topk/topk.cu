@@ -53,18 +53,15 @@ std::size_t multiprocessors_of(std::size_t target_blocks) {
   return divide_up(std::max<std::size_t>(target_blocks, 1), kBlocksPerSm);
 }
 
-/// An sm_90 SM's shared memory, and what the runtime keeps of it for each block.
-constexpr std::size_t kSmSharedBytes = 228 * 1024;
-constexpr std::size_t kBlockReservedBytes = 1024;
-
 /// Blocks of the cluster kernel with spans of \p span values an SM holds at once by the model:
 /// by their shared memory (the span and list or counters, and the static storage of 8-byte
 /// values, the largest) and by the kernel's register bound; at least 1.
 std::size_t model_blocks_per_sm(std::size_t span, std::size_t value_bytes) {
   const std::size_t block_bytes = cluster_shared_bytes(span, value_bytes) +
-                                  cluster_static_bytes<std::uint64_t>() + kBlockReservedBytes;
+                                  cluster_static_bytes<std::uint64_t>() +
+                                  kSharedMemoryReservedPerBlock;
   const auto by_registers = static_cast<std::size_t>(cluster_min_blocks_per_sm(value_bytes));
-  return std::max<std::size_t>(std::min(kSmSharedBytes / block_bytes, by_registers), 1);
+  return std::max<std::size_t>(std::min(kSharedMemoryPerSm / block_bytes, by_registers), 1);
 }
 
 /// The split of a row of \p row_length values into spans of \p span values (at most the row,
@@ -357,8 +354,8 @@ std::size_t clusters_at_load(const RowSplit& split, std::size_t load, std::size_
     // blocks may each have.
     const std::size_t load_bytes =
         load <= 1 ? cluster_shared_bytes(kMaxClusterSpanBytes / value_bytes, value_bytes)
-                  : (kSmSharedBytes / load + kSmSharedBytes / (load + 1)) / 2 -
-                        cluster_static_bytes<std::uint64_t>() - kBlockReservedBytes;
+                  : (kSharedMemoryPerSm / load + kSharedMemoryPerSm / (load + 1)) / 2 -
+                        cluster_static_bytes<std::uint64_t>() - kSharedMemoryReservedPerBlock;
     return resident(split.blocks_per_row, std::max(split_bytes, load_bytes), value_bytes);
   }
   const std::size_t per_sm = std::min(std::max<std::size_t>(load, 1),

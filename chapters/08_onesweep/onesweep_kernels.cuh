@@ -258,7 +258,8 @@ struct OnesweepTile {
     std::uint64_t global_offset[kDigits];
     std::uint32_t tile;  ///< the tile this block took
   };
-  static_assert(onesweep_blocks_per_sm(kHasValues, sizeof(Key)) * (sizeof(Storage) + 1024) <=
+  static_assert(onesweep_blocks_per_sm(kHasValues, sizeof(Key)) *
+                        (sizeof(Storage) + kSharedMemoryReservedPerBlock) <=
                     kSharedMemoryPerSm,
                 "the blocks per SM that __launch_bounds__ asks for fit the SM's shared memory");
 };

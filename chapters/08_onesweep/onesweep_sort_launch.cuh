@@ -111,19 +111,12 @@ void launch_pass(const PassArrays<Key, Value>& arrays, const PassParams& params,
       cudaMemsetAsync(params.tile_status, 0,
                       std::size_t{params.num_tiles} * kDigits * sizeof(std::uint32_t), stream));
   // The tiles are sized for the shared memory of sm_80 and sm_90 (164 and 228 KiB per SM); a pair
-  // sort's block takes up to 110 KiB, more than sm_86 and sm_89 give a block (99 KiB).
+  // sort's block takes up to 110 KiB, more than sm_86 and sm_89 give a block (99 KiB), and there
+  // allow_dynamic_shared_memory() stops with an error that says so.
   constexpr std::size_t kBytes = sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage);
-  require(kBytes <= shared_memory_per_block_optin(), [] {
-    return "stage08: this sort's tile needs " + std::to_string(kBytes) +
-           " bytes of shared memory per block, more than this GPU gives one block (" +
-           std::to_string(shared_memory_per_block_optin()) +
-           "); its tiles are sized for sm_80 and sm_90 (README, \"One sort\")";
-  });
   allow_dynamic_shared_memory<onesweep_kernel<Key, Value, kHasValues, kTraced>, kBytes>();
   onesweep_kernel<Key, Value, kHasValues, kTraced>
-      <<<params.num_tiles, kThreadsPerBlock,
-         sizeof(typename OnesweepTile<Key, Value, kHasValues>::Storage), stream>>>(arrays, params,
-                                                                                   trace);
+      <<<params.num_tiles, kThreadsPerBlock, kBytes, stream>>>(arrays, params, trace);
   SORTLAB_CHECK_LAUNCH();
 }
 
